@@ -203,18 +203,26 @@ def recon_rows(t: Table, runner, dev: str, cells: int, block: int, reps: int) ->
             breakdowns(t, f"{case} {lt}+{it}", runner, run, hand_run)
 
 
-def hydro_rows(t: Table, runner, dev: str, n: int, block: int, reps: int) -> None:
+def _kh_step_rows(t: Table, runner, dev: str, n: int, block: int, reps: int, note: str = "") -> tuple:
+    """The hand and brickwork rows of the KH step, n^2 in block^2 mesh blocks: (case, the HandKH, the Hydro)."""
     import bench_hydro
 
     kh = cuda_peers.HandKH(runner, n)
-    device = "cpu" if dev == "cpu" else "cuda"
-    sim = bench_hydro.make_hydro(n, block, stage="auto", device=device)
+    sim = bench_hydro.make_hydro(n, block, stage="auto", device="cpu" if dev == "cpu" else "cuda")
     hand = _timed(kh.step, reps, runner.sync)
     ours = _timed(lambda: sim.step(sim.check()), reps, wp.synchronize)
-    case = f"hydro KH {n}^2/{block}^2 step f64"
+    case = f"hydro KH {n}^2/{block}^2 step f64{note}"
     t.add(case, "hand CUDA", hand, f"{n * n / hand / 1e6:.0f} M zone-cycles/s")
     t.add(case, "brickwork", ours, f"{n * n / ours / 1e6:.0f} M zone-cycles/s", f"{hand / ours:.2f}x of hand",
           _verdict(hand / ours, 0.8))
+    return case, kh, sim
+
+
+def hydro_rows(t: Table, runner, dev: str, n: int, block: int, reps: int) -> None:
+    import bench_hydro
+
+    device = "cpu" if dev == "cpu" else "cuda"
+    case, kh, sim = _kh_step_rows(t, runner, dev, n, block, reps)
     breakdowns(t, case, runner, lambda: sim.step(sim.check()), kh.step)
     # agreement: a few steps from the same start on a smaller grid
     small = min(n, 256)
@@ -436,19 +444,9 @@ SHORT_ROWS_N = {"full": 512, "quick": 128, "dry": 16}
 
 
 def short_rows_rows(t: Table, runner, dev: str, n: int, reps: int) -> None:
-    """The hydro KH step in 32^2 mesh blocks (16^2 when ``n`` is smaller than 64) beside the hand step of the
+    """The hydro KH step in 32^2 mesh blocks (8^2 when ``n`` is smaller than 64) beside the hand step of the
     same mesh: the rows of short-row teams (``cuda_step_model.py --n 512 --block 32`` predicts 0.67x)."""
-    import bench_hydro
-
-    block = 32 if n >= 64 else 8
-    kh = cuda_peers.HandKH(runner, n)
-    sim = bench_hydro.make_hydro(n, block, stage="auto", device="cpu" if dev == "cpu" else "cuda")
-    hand = _timed(kh.step, reps, runner.sync)
-    ours = _timed(lambda: sim.step(sim.check()), reps, wp.synchronize)
-    case = f"hydro KH {n}^2/{block}^2 step f64 (short rows)"
-    t.add(case, "hand CUDA", hand, f"{n * n / hand / 1e6:.0f} M zone-cycles/s")
-    t.add(case, "brickwork", ours, f"{n * n / ours / 1e6:.0f} M zone-cycles/s", f"{hand / ours:.2f}x of hand",
-          _verdict(hand / ours, 0.8))
+    _kh_step_rows(t, runner, dev, n, 32 if n >= 64 else 8, reps, " (short rows)")
 
 
 def main(argv=None) -> int:
