@@ -1,4 +1,5 @@
-"""Characteristic reconstruction (``hydro.characteristic = true``; Athena++'s xorder = 2c / 3c): characteristic.py.
+"""Characteristic reconstruction (``hydro.characteristic = true``; Athena++'s xorder = 2c / 3c; WENO5 too):
+characteristic.py.
 
 The eigenvectors (L R = I to round-off; R's columns are eigenvectors of the primitive equations' matrix, against
 numpy), the face states (a constant stencil comes back exactly, a mirrored stencil gives the mirrored faces bit for
@@ -22,17 +23,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_hydro_conservation import KH_2D, drift
 from test_hydro_ppm_roe import PPM_CHAR_ROE as KEYS
-from test_hydro_ppm_roe import sod_state
+from test_hydro_ppm_roe import WENO5_CHAR_ROE, sod_state
 
 import brickwork as wp
 from brickwork import config
 from brickwork.apps.hydro import ConfigError
 from brickwork.apps.hydro.characteristic import characteristic_faces, from_characteristic, to_characteristic
-from brickwork.apps.hydro.reconstruction import plm_mc, ppm
+from brickwork.apps.hydro.reconstruction import plm_mc, ppm, weno5
 
 GAMMA = 1.4
 ppm_faces = characteristic_faces(ppm)
 plm_faces = characteristic_faces(plm_mc)
+weno5_faces = characteristic_faces(weno5)
 
 
 @wp.kernel
@@ -61,7 +63,7 @@ def eigenvectors(states: wp.array2d(dtype=wp.float64), gamma: wp.float64, out: w
 
 @wp.kernel
 def faces(q: wp.array2d(dtype=wp.float64), gamma: wp.float64, out: wp.array4d(dtype=wp.float64)):
-    """out[method, mirrored, 0:6, i]: characteristic PPM's (method 0) and PLM-MC's (1) face states
+    """out[method, mirrored, 0:6, i]: characteristic PPM's (method 0), PLM-MC's (1) and WENO5's (2) face states
     (rho_lo, rho_hi, u_lo, u_hi, p_lo, p_hi) of the stencils q[0:15, i] (rho, u, p at cells i-2..i+2), and of the
     mirrored stencil (cells reversed, u negated)."""
     i = wp.tid()
@@ -77,11 +79,17 @@ def faces(q: wp.array2d(dtype=wp.float64), gamma: wp.float64, out: wp.array4d(dt
     out[1, 1, 0, i], out[1, 1, 1, i], out[1, 1, 2, i], out[1, 1, 3, i], out[1, 1, 4, i], out[1, 1, 5, i] = plm_faces(
         q[4, i], q[3, i], q[2, i], q[1, i], q[0, i], -q[9, i], -q[8, i], -q[7, i], -q[6, i], -q[5, i],
         q[14, i], q[13, i], q[12, i], q[11, i], q[10, i], gamma)
+    out[2, 0, 0, i], out[2, 0, 1, i], out[2, 0, 2, i], out[2, 0, 3, i], out[2, 0, 4, i], out[2, 0, 5, i] = weno5_faces(
+        q[0, i], q[1, i], q[2, i], q[3, i], q[4, i], q[5, i], q[6, i], q[7, i], q[8, i], q[9, i],
+        q[10, i], q[11, i], q[12, i], q[13, i], q[14, i], gamma)
+    out[2, 1, 0, i], out[2, 1, 1, i], out[2, 1, 2, i], out[2, 1, 3, i], out[2, 1, 4, i], out[2, 1, 5, i] = weno5_faces(
+        q[4, i], q[3, i], q[2, i], q[1, i], q[0, i], -q[9, i], -q[8, i], -q[7, i], -q[6, i], -q[5, i],
+        q[14, i], q[13, i], q[12, i], q[11, i], q[10, i], gamma)
 
 
 def face_states(stencils) -> np.ndarray:
     q = np.ascontiguousarray(np.asarray(stencils, dtype=np.float64).reshape(-1, 15).T)
-    out = wp.zeros((2, 2, 6, q.shape[1]), dtype=wp.float64)
+    out = wp.zeros((3, 2, 6, q.shape[1]), dtype=wp.float64)
     wp.launch(faces, dim=q.shape[1], inputs=[wp.array(q), GAMMA, out])
     return out.numpy()
 
@@ -107,7 +115,7 @@ def test_a_constant_stencil_comes_back_and_a_lone_vacuum_falls_back_to_the_cell(
     near vacuum whose projected faces would have a negative density takes its own state at both faces."""
     state = [1.3] * 5 + [-0.7] * 5 + [2.1] * 5
     out = face_states([state])
-    for method in (0, 1):
+    for method in (0, 1, 2):
         np.testing.assert_array_equal(out[method, 0, :, 0], [1.3, 1.3, -0.7, -0.7, 2.1, 2.1])
     # a strong pressure jump into a thin gas moving apart: primitive PLM keeps rho > 0, the projection does not
     vacuum = [1e-3, 1e-3, 1e-3, 1e-3, 1e-3] + [-2.0, -2.0, 0.0, 2.0, 2.0] + [1e-4, 1e-4, 1e-4, 10.0, 10.0]
@@ -125,7 +133,7 @@ def test_a_mirrored_stencil_gives_the_mirrored_faces_bit_for_bit(stencils):
     """Cells reversed and the normal velocity negated: the lower and upper faces swap, density and pressure the
     same bits, the velocity negated bits (what a mirrored run needs); every face is physical."""
     out = face_states(stencils)
-    for method in (0, 1):
+    for method in (0, 1, 2):
         plain, mirrored = out[method, 0], out[method, 1]
         np.testing.assert_array_equal(mirrored[[1, 0, 5, 4]], plain[[0, 1, 4, 5]])
         np.testing.assert_array_equal(mirrored[[3, 2]], -plain[[2, 3]])
@@ -167,15 +175,32 @@ def test_kelvin_helmholtz_on_the_cpu_and_the_gpu_mapping(run_hydro):
         assert all("sqrt" in text for text in gpu_compile.compile_for_cuda(passes))
 
 
-@pytest.mark.parametrize("overrides, message", [
-    (["hydro.characteristic=yes"], "hydro.characteristic: expected true or false"),
-    (["hydro.reconstruction=weno5", "hydro.characteristic=true"],
-     "hydro.characteristic = true needs hydro.reconstruction 'plm' or 'ppm' (Athena++'s xorder = 2c or 3c), not "
-     "'weno5'"),
-], ids=["not_a_bool", "weno5"])
-def test_bad_settings_name_the_key_and_the_allowed_values(make_config, overrides, message):
-    with pytest.raises(ConfigError, match="^" + re.escape(message)):
-        make_config({"problem": {"name": "sod"}}, overrides)
+def test_weno5_on_the_gpu_mapping_gives_the_cpus_wave(run_hydro):
+    """Characteristic WENO5 in 1-D (the kernels of test_hydro_ppm_roe's weno5_char_roe runs on the CPU): the GPU
+    mapping (emulation target, split passes) gives the CPU's densities to rounding, and its flux pass compiles for
+    CUDA (NVRTC, sm_90) where NVRTC is."""
+    import gpu_compile
+
+    raw = {"problem": {"name": "linear_wave", "amplitude": 0.1}, "mesh": {"nx": [64], "block_nx": [32]},
+           "hydro": WENO5_CHAR_ROE, "time": {"nlim": 6, "tlim": 10.0}}
+    cpu = run_hydro(raw)
+    with config.override(target="cuda-emulation"), gpu_compile.recording() as used:
+        emu = run_hydro(raw)
+    assert emu.time == cpu.time > 0 and emu.cycle == 6 and not emu.hydro.fused
+    rho = [r.hydro.to_global(r.hydro.primitive("density")) for r in (cpu, emu)]
+    np.testing.assert_allclose(rho[1], rho[0], rtol=1e-13, atol=0)
+    initial = cpu.hydro.cfg.problem.initial((np.arange(64) + 0.5) / 64, 0.0, 0.0, cpu.hydro.cfg["problem"],
+                                            cpu.hydro.gamma, xmin=(0.0,), xmax=(1.0,))[0]
+    assert np.abs(rho[0][0, 0] - initial).max() > 1e-3  # the wave moved
+    passes = [inst for inst in used if inst.label.startswith("fluxes")]
+    assert len(passes) == 1, [inst.label for inst in used]
+    if gpu_compile.available():
+        assert all("sqrt" in text for text in gpu_compile.compile_for_cuda(passes))
+
+
+def test_a_bad_setting_names_the_key_and_the_allowed_values(make_config):
+    with pytest.raises(ConfigError, match="^" + re.escape("hydro.characteristic: expected true or false")):
+        make_config({"problem": {"name": "sod"}}, ["hydro.characteristic=yes"])
 
 
 def test_athena_xorder_names_the_characteristic_key(make_config):

@@ -187,12 +187,13 @@ def sod_state(result):
             (("density", 0), ("momentum", 0), ("energy", 0))]
 
 
-# characteristic PPM (test_hydro_characteristic.py) shares these two whole-run checks
+# characteristic PPM and WENO5 (test_hydro_characteristic.py) share these two whole-run checks
 PPM_CHAR_ROE = {"reconstruction": "ppm", "characteristic": True, "riemann": "roe"}
+WENO5_CHAR_ROE = {"reconstruction": "weno5", "characteristic": True, "riemann": "roe"}
 
 
-@pytest.mark.parametrize("keys", [{"reconstruction": "ppm", "riemann": "roe"}, {"riemann": "llf"}, PPM_CHAR_ROE],
-                         ids=["ppm_roe", "plm_llf", "ppm_char_roe"])
+@pytest.mark.parametrize("keys", [{"reconstruction": "ppm", "riemann": "roe"}, {"riemann": "llf"}, PPM_CHAR_ROE,
+                                  WENO5_CHAR_ROE], ids=["ppm_roe", "plm_llf", "ppm_char_roe", "weno5_char_roe"])
 def test_a_mirrored_shock_tube_gives_the_mirrored_answer_bit_for_bit(run_hydro, keys):
     mesh = {"nx": [128], "block_nx": [32]}
     plain = run_hydro({"problem": {"name": "sod"}, "mesh": mesh, "hydro": keys, "time": {"tlim": 0.15}})
@@ -207,8 +208,8 @@ def test_a_mirrored_shock_tube_gives_the_mirrored_answer_bit_for_bit(run_hydro, 
 
 
 @pytest.mark.parametrize("keys", [{"reconstruction": "ppm", "riemann": "roe"}, {"riemann": "llf"},
-                                  {"riemann": "roe"}, {"reconstruction": "ppm"}],
-                         ids=["ppm_roe", "plm_llf", "plm_roe", "ppm_hllc"])
+                                  {"riemann": "roe"}, {"reconstruction": "ppm"}, WENO5_CHAR_ROE],
+                         ids=["ppm_roe", "plm_llf", "plm_roe", "ppm_hllc", "weno5_char_roe"])
 def test_a_periodic_linear_wave_conserves(run_hydro, keys):
     result = run_hydro({"problem": {"name": "linear_wave", "amplitude": 0.1}, "mesh": {"nx": [64], "block_nx": [32]},
                         "hydro": keys, "time": {"tlim": 0.5}, "output": {"history": True}})
@@ -226,8 +227,8 @@ def test_kelvin_helmholtz_conserves_with_ppm_and_roe(run_hydro):
     assert np.abs(vy).max() > 1e-3  # the shear layer moved
 
 
-@pytest.mark.parametrize("keys", [{"reconstruction": "ppm", "riemann": "roe"}, PPM_CHAR_ROE],
-                         ids=["ppm_roe", "ppm_char_roe"])
+@pytest.mark.parametrize("keys", [{"reconstruction": "ppm", "riemann": "roe"}, PPM_CHAR_ROE, WENO5_CHAR_ROE],
+                         ids=["ppm_roe", "ppm_char_roe", "weno5_char_roe"])
 def test_a_restart_continues_bit_for_bit(run_hydro, tmp_path, keys):
     raw = {"problem": {"name": "sod"}, "mesh": {"nx": [128], "block_nx": [32]}, "hydro": keys}
     whole = run_hydro(dict(raw, time={"nlim": 24}))

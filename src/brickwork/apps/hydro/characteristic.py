@@ -1,12 +1,14 @@
 """Characteristic reconstruction (``[hydro] characteristic = true``; Athena++'s ``xorder = 2c`` and ``3c``).
 
-The face states of adiabatic hydro from PLM or PPM limited in characteristic variables instead of primitive
+The face states of adiabatic hydro from PLM, PPM or WENO5 in characteristic variables instead of primitive
 ones: each cell's stencil of differences ``w_{i+k} - w_i`` (k = -2..2, primitives rho, v_n, v_t1, v_t2, p) is
 projected onto the left eigenvectors of the primitive equations at the cell's own state, the reconstruction
 (``reconstruction.py``, with its limiter) runs on every characteristic variable, and the face values are
 projected back with the right eigenvectors: Athena++'s variant, whose ``plm.cpp`` limits the projected
 one-sided differences and ``ppm.cpp`` runs the whole of PPM (face interpolation and limiting) on the stencil
-projected with the eigenvectors of cell i. One cell's eigenvectors for its whole stencil keep the projection
+projected with the eigenvectors of cell i. WENO5 (Jiang & Shu's weights, as in primitive variables; Athena++ has
+none) runs the same way: its smoothness indicators and weights are computed per characteristic variable on the
+projected stencil. One cell's eigenvectors for its whole stencil keep the projection
 linear, so a wave of one family (a sound wave) reaches the limiter as one smooth variable, and a state that is
 uniform in the stencil comes back exactly.
 

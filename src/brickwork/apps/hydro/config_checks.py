@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 
 from . import diffusion, sources, user_history
-from .reconstruction import CHARACTERISTIC, STENCIL_HALF_WIDTH
+from .reconstruction import STENCIL_HALF_WIDTH
 from .schema import (
     BASENAME,
     BUILT_IN_OUTPUTS,
@@ -30,7 +30,6 @@ def check_sections(sections: dict, problem, where: str, given: set) -> None:
     _check_mesh(sections, problem, where, given)
     _check_user_boundaries(sections["mesh"], problem)
     _check_cfl(sections)
-    _check_characteristic(sections["hydro"])
     sources.check(sections, problem)
     diffusion.check(sections)
     check_scalar_names(sections["hydro"], problem, f"hydro.scalar_names{where}")
@@ -234,14 +233,6 @@ def _check_cfl(sections: dict) -> None:
                           f"in {ndim}-D: the unsplit scheme adds the Courant numbers of the {ndim} directions, so a "
                           f"larger cfl makes the run unstable (and its outputs wrong); set hydro.cfl <= {bound} "
                           f"(the examples use {CFL_DEFAULT[ndim]})")
-
-
-def _check_characteristic(hydro: dict) -> None:
-    """``hydro.characteristic = true`` limits PLM or PPM in characteristic variables (characteristic.py); WENO5's
-    weights are not a limiter that projection was written for (Athena++ has no WENO5 to follow)."""
-    if hydro["characteristic"] and hydro["reconstruction"] not in CHARACTERISTIC:
-        raise ConfigError(f"hydro.characteristic = true needs hydro.reconstruction 'plm' or 'ppm' (Athena++'s "
-                          f"xorder = 2c or 3c), not {hydro['reconstruction']!r}")
 
 
 def _check_png_variable(sections: dict) -> None:

@@ -78,7 +78,7 @@ class HydroKernels:
     ``"hlle"``, ``"hllc"``, ``"llf"`` or ``"roe"``; ``nscalars`` passive scalars (the field ``scalars``, primitive
     slots 5 and up) are reconstructed as the primitives and upwinded by the mass flux; with none, every body is
     the one of a run without scalars (each scalar statement sits under ``if NS > 0``, a constant). ``characteristic``:
-    PLM or PPM limited in characteristic variables (characteristic.py), under ``if CHAR``, a constant likewise.
+    PLM, PPM or WENO5 in characteristic variables (characteristic.py), under ``if CHAR``, a constant likewise.
     """
 
     def __init__(self, mesh, T, gamma: float, reconstruction: str, limiter: str, riemann: str, cfl: float,
@@ -116,7 +116,7 @@ class HydroKernels:
         self.coef = wp.types.vector(10, T)(0.0, 0.0, 0.0, 0.0, 0.0, gamma, cfl, *dx)
         self.dx = dx
         recon = face_states(reconstruction, limiter)
-        # PLM or PPM limited in characteristic variables (characteristic.py): density, normal velocity and pressure
+        # PLM, PPM or WENO5 in characteristic variables (characteristic.py): density, normal velocity and pressure
         # through this function, the other variables through recon; None (and never called) otherwise
         char = characteristic_faces(recon) if characteristic else None
         wide = STENCIL_HALF_WIDTH[reconstruction] == 2  # PPM and WENO5 read i-2..i+2, PLM i-1..i+1

@@ -168,8 +168,6 @@ def ppm(qmm: typing.Any, qm: typing.Any, q0: typing.Any, qp: typing.Any, qpp: ty
 PLM = {"minmod": plm_minmod, "van_leer": plm_van_leer, "mc": plm_mc}
 #: reconstruction -> cells on each side of the cell its stencil reads
 STENCIL_HALF_WIDTH = {"plm": 1, "ppm": 2, "weno5": 2}
-#: the reconstructions that ``hydro.characteristic = true`` limits in characteristic variables (characteristic.py)
-CHARACTERISTIC = ("plm", "ppm")
 
 
 def face_states(reconstruction: str, limiter: str):

@@ -76,7 +76,7 @@ SCHEMA: dict[str, dict[str, Key]] = {
                    minimum=0.0, open_min=True, maximum=1.0),
         "reconstruction": Key("str", "plm", "face states", choices=("plm", "ppm", "weno5")),
         "limiter": Key("str", "mc", "PLM slope limiter", choices=("minmod", "van_leer", "mc")),
-        "characteristic": Key("bool", False, "limit PLM's or PPM's face states in characteristic variables (the "
+        "characteristic": Key("bool", False, "reconstruct (PLM, PPM or WENO5) in characteristic variables (the "
                                              "eigenvectors of each cell's state), not primitive ones: Athena++'s "
                                              "xorder = 2c / 3c"),
         "riemann": Key("str", "hllc", "Riemann solver", choices=("hlle", "hllc", "llf", "roe")),
