@@ -118,7 +118,8 @@ def check(name: str, scratch: Path, references: dict, timeout: float, warp_pytho
     if "error" in result:
         return {**row, "outcome": "fails", "detail": result["error"][:300]}
     if reference is None or "error" in reference:
-        why = reference["error"] if reference else "no reference: run compat/make_example_references.py"
+        why = (f"Warp's own run stopped: {reference['error']}" if reference
+               else "no reference: run compat/make_example_references.py")
         return {**row, "outcome": "runs (no Warp reference)", "detail": why[:300]}
     agrees, detail = compare(result, reference, case.get("rtol", DEFAULT_RTOL), case.get("ignore", ()))
     return {**row, "outcome": "agrees with Warp" if agrees else "differs from Warp", "detail": detail}
