@@ -212,6 +212,13 @@ def test_pack_tables_are_device_arrays_of_device_addresses(fake):
     pack[0, "q", 0, 3, 3] = 2.5  # host access writes the device storage
     pack.flux[0, 2, "q", 0, 4, 4] = 1.25
     assert data[0, 0, 0, 3, 3] == 2.5 and flux[0, 2, 0, 4, 4] == 1.25
+    # the views without cell indices are host copies: a write into one would be lost, so it is refused
+    assert pack[0, "q"][0, 3, 3] == 2.5 and pack.flux(0, 2, "q")[0, 4, 4] == 1.25
+    with pytest.raises(ValueError, match="read-only"):
+        pack[0, "q"][0, 3, 3] = 9.0
+    with pytest.raises(ValueError, match="read-only"):
+        pack.flux(0, 2, "q")[0, 4, 4] = 9.0
+    assert data[0, 0, 0, 3, 3] == 2.5 and flux[0, 2, 0, 4, 4] == 1.25
 
 
 @needs_nvrtc

@@ -116,7 +116,7 @@ class Field:
 
     def element(self, te: TopologicalElement = TE.CC) -> np.ndarray:
         """View ``(nblocks, ncomp, nk, nj, ni)`` of one element (on a CUDA device: a read-only host copy)."""
-        return _host_view(self._require_data(), (slice(None), self.element_slots(te)))
+        return storage.host_view(self._require_data(), (slice(None), self.element_slots(te)))
 
     def flux_array(self, direction: int) -> np.ndarray:
         """View ``(nblocks, ncomp, nk, nj, ni)`` of the fluxes in ``direction`` (on a CUDA device: a read-only host
@@ -130,7 +130,7 @@ class Field:
         nc = self.spec.ncomp
         flux = self.flux
         assert flux is not None, "flux arrays are allocated together with data"
-        return _host_view(flux, (slice(None), slice((direction - 1) * nc, direction * nc)))
+        return storage.host_view(flux, (slice(None), slice((direction - 1) * nc, direction * nc)))
 
     def _require_data(self) -> np.ndarray:
         if self.data is None:
@@ -145,7 +145,7 @@ class Field:
 
     def block(self, lid: int) -> np.ndarray:
         """View ``(nslots, nk, nj, ni)`` of one local block (on a CUDA device: a read-only host copy)."""
-        return _host_view(self._require_data(), lid)
+        return storage.host_view(self._require_data(), lid)
 
     def allocate(self, lid: int) -> bool:
         """Allocate on local block ``lid``; returns False if it already was."""
@@ -208,13 +208,3 @@ class Field:
         if self._zero_fill is None or self._zero_fill[0] != key:
             self._zero_fill = (key, ZeroFill(arrays, self.device, key[1]))
         self._zero_fill[1].run()
-
-
-def _host_view(data, key) -> np.ndarray:
-    """``data[key]``: a view of a host array, or of a device's storage a read-only host copy. A write into such a
-    copy (``block.data("u")[...] = u0``, the CPU's way to set initial values) would be lost without a word;
-    read-only, it raises numpy's "assignment destination is read-only"."""
-    view = data[key]
-    if not isinstance(data, np.ndarray):
-        view.flags.writeable = False
-    return view

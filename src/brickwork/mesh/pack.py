@@ -51,6 +51,7 @@ import numpy as np
 from .indexing import TopologicalElement
 from .metadata import MetadataFlag, as_flag
 from .package import FieldSpec, Package
+from .storage import host_view
 
 
 @dataclass(frozen=True)
@@ -449,7 +450,7 @@ class SparsePack:
     def __getitem__(self, key):
         b, te, var, kji = self._split(key)
         arr, lid, slot, _ = self._locate(b, te, var)
-        return arr[(lid, slot, *_cells(kji))]
+        return host_view(arr, (lid, slot, *_cells(kji)))
 
     def __setitem__(self, key, value) -> None:
         b, te, var, kji = self._split(key)
@@ -461,12 +462,13 @@ class SparsePack:
     @property
     def flux(self) -> "_FluxAccess":
         """Fluxes: ``pack.flux(b, dir, var, k, j, i)`` reads, ``pack.flux[b, dir, var, k, j, i] = f``
-        writes (the same form works in kernel code); without k, j, i a writable (nk, nj, ni) view."""
+        writes (the same form works in kernel code); without k, j, i a writable (nk, nj, ni) view (on a CUDA
+        device a read-only host copy: write through ``pack.flux[b, dir, var, ...] = f``)."""
         return _FluxAccess(self)
 
     def _flux(self, b: int, direction: int, var: object, *kji):
         storage, index = self._flux_location(b, direction, var)
-        return storage[index + _cells(kji)]
+        return host_view(storage, index + _cells(kji))
 
     def _flux_location(self, b: int, direction: int, var: object) -> tuple:
         """(flux storage, (lid, slot)) of ``var``'s flux in ``direction`` on pack block ``b``."""

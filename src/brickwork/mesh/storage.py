@@ -104,6 +104,16 @@ class DeviceStorage:
         self.assign(host)
 
 
+def host_view(data, key):
+    """``data[key]``: a view of a host array, or of a device's storage a read-only host copy. A write into such a
+    copy (``block.data("u")[...] = u0``, the CPU's way to set initial values) would be lost without a word;
+    read-only, it raises numpy's "assignment destination is read-only"."""
+    view = data[key]
+    if not isinstance(data, np.ndarray) and isinstance(view, np.ndarray):
+        view.flags.writeable = False
+    return view
+
+
 def zeros(shape: tuple, dtype, device):
     """Zero-filled field storage on ``device`` (a ``brickwork.device.Device``)."""
     if device.is_cpu:
