@@ -186,6 +186,28 @@ def test_a_write_into_a_device_blocks_host_copy_is_refused_not_lost(fake):
     assert float(np.asarray(mesh.data("q")).sum()) == 7.0 * 16
 
 
+def test_a_write_into_an_indexed_device_field_is_refused_not_lost(fake):
+    """mesh.data(name)[0][...] = v (DeviceStorage.__getitem__, then a write into what it returned) wrote into a
+    writable host copy and was lost without a word, where block, field and pack views refused it already; the
+    copy is read-only now, the field unchanged, and mesh.data(name)[0] = v, a scalar read and a copy made with
+    np.array still work."""
+    mesh = Mesh((8, 8), (4, 4), nghost=2, packages=[package()], device="cuda:0")
+    data = mesh.data("q")
+    with pytest.raises(ValueError, match="assignment destination is read-only"):
+        data[0][...] = 7.0
+    with pytest.raises(ValueError, match="read-only"):
+        data[1, 0, 0, 2:6][:, 3] = 7.0
+    with pytest.raises(ValueError, match="read-only"):
+        data[[0, 2]] += 1.0  # fancy indexing makes a copy: read-only too
+    np.testing.assert_array_equal(np.asarray(data), 0.0)
+    data[0] = 7.0  # through the storage: written
+    assert data[0, 0, 0, 3, 3] == 7.0 and float(np.asarray(data).sum()) == 7.0 * 8 * 8  # block 0: 8 x 8 cells, ghosts included
+    assert isinstance(data[0, 0, 0, 3, 3], np.float64)  # one element: a scalar
+    host = np.array(data[1])  # a writable copy of one's own
+    host[...] = 2.0
+    assert float(np.asarray(data[1]).sum()) == 0.0
+
+
 def test_an_output_of_a_device_mesh_copies_each_field_to_the_host_once(fake, tmp_path):
     h5py = pytest.importorskip("h5py")
     mesh = Mesh((8, 8), (4, 4), nghost=2, packages=[package(shape=(2,))], device="cuda:0")

@@ -3,8 +3,9 @@
 ``zeros(shape, dtype, device)`` allocates the ``(nblocks, nslots, nk, nj, ni)`` storage of a field
 (see ``fields``). On the CPU that is a numpy array, as it always was. On a CUDA device it is a
 ``DeviceStorage``: one contiguous allocation with the same shape, dtype and C layout, whose host
-side sees copies (``numpy()``, ``np.asarray``, indexing), so host code written for numpy arrays
-keeps working, at the price of a transfer per access; ``copy()``, ``zero()`` and ``storage[...] = other``
+side sees copies (``numpy()``, ``np.asarray``, indexing: a read-only copy, so that a write into it raises
+rather than being lost), so host code written for numpy arrays keeps working, at the price of a transfer
+per access; ``copy()``, ``zero()`` and ``storage[...] = other``
 (another ``DeviceStorage`` of the same shape) stay on the device, as a ``wp.Tape`` needs them for the
 fields it saves and their gradients. Kernels reach either through its address (``address(data)``): packs
 and the ghost exchange build their tables from it.
@@ -80,7 +81,13 @@ class DeviceStorage:
         self._bytes._upload(np.frombuffer(host.tobytes() or b"\0", dtype=np.uint8))
 
     def __getitem__(self, key) -> np.ndarray:
-        return self.numpy()[key]
+        """A read-only host copy of ``storage[key]`` (a scalar for a single element). Read-only because a write
+        into it (``mesh.data("u")[0][...] = v``, which writes the field on the CPU) would be lost without a word:
+        numpy raises "assignment destination is read-only"; write through ``storage[key] = value`` instead."""
+        view = self.numpy()[key]
+        if isinstance(view, np.ndarray):
+            view.flags.writeable = False
+        return view
 
     # -- on the device: no host transfer ------------------------------------------------------------
     def copy(self) -> "DeviceStorage":
@@ -105,13 +112,11 @@ class DeviceStorage:
 
 
 def host_view(data, key):
-    """``data[key]``: a view of a host array, or of a device's storage a read-only host copy. A write into such a
-    copy (``block.data("u")[...] = u0``, the CPU's way to set initial values) would be lost without a word;
-    read-only, it raises numpy's "assignment destination is read-only"."""
-    view = data[key]
-    if not isinstance(data, np.ndarray) and isinstance(view, np.ndarray):
-        view.flags.writeable = False
-    return view
+    """``data[key]``: a view of a host array, or of a device's storage a read-only host copy
+    (``DeviceStorage.__getitem__``). A write into such a copy (``block.data("u")[...] = u0``, the CPU's way
+    to set initial values) would be lost without a word; read-only, it raises numpy's "assignment
+    destination is read-only"."""
+    return data[key]
 
 
 def zeros(shape: tuple, dtype, device):
