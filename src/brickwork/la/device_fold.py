@@ -1,7 +1,7 @@
 """Folding a reduction's partials on a GPU (and on the emulation target, which runs the GPU mapping on
 the CPU): each row of ``per`` partials is one thread block of the loop abstraction's team mapping.
 
-The CPU folds a row one value after another (``reducers.combine_kernels``); one GPU thread doing so
+The CPU folds a row one value after another (``reducers.combine_kernel``); one GPU thread doing so
 waits for a chain of ``per`` loads. Here a row is a slice of a ``bvoi`` team space of one row of
 ``per`` cells, reduced with ``la.inner_reduce``: thread ``t`` of the block's 128 folds values ``t, t +
 128, ...`` in that order, starting from the join's identity, then a fixed tree joins the threads' values
@@ -23,7 +23,7 @@ import threading
 from ..runtime.launch import launch
 from ..types.arrays import array
 from . import tags
-from .reducers import Max, MaxLoc, Min, MinLoc, Prod, Reducer, Sum, combine_kernels
+from .reducers import Max, MaxLoc, Min, MinLoc, Prod, Reducer, Sum, combine_kernel
 from .space import IndexSpace
 
 
@@ -98,11 +98,11 @@ def _prepared_fold(reducer: Reducer, nrows: int, per: int):
 
 def fold_rows(reducer: Reducer, partials: array, nrows: int, per: int, out: array, gpu: bool) -> None:
     """``out[r]`` = the fold of ``partials[r * per:(r + 1) * per]`` for each row ``r < nrows``, on the
-    launches' device: in row order by one thread per row on the CPU (``combine_kernels``), by the GPU
+    launches' device: in row order by one thread per row on the CPU (``combine_kernel``), by the GPU
     mapping (``gpu``: on a GPU and on the emulation target; module docstring): one launch either way."""
     if per == 1 or not gpu:  # a row of one value has no chain of loads to cut
-        by_block, in_order = combine_kernels(reducer)
-        launch(by_block if nrows > 1 else in_order, dim=nrows, inputs=[partials, out, per], record_tape=False)
+        combine, join = combine_kernel(reducer)
+        launch(combine, dim=nrows, inputs=[partials, out, per, join], record_tape=False)
         return
     space, body, set_rows, prepared = _prepared_fold(reducer, nrows, per)
     rows = (partials if partials.shape[0] == nrows * per else partials[:nrows * per]).reshape((nrows, per))

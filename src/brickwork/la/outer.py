@@ -23,7 +23,7 @@ from ..types.arrays import array, type_name
 from . import tags
 from .device_fold import fold_rows
 from .indices import Indexer3D
-from .reducers import FirstZero, MaxLoc, MinLoc, NonzeroProd, Reducer, Sum, ZeroCount, combine_kernels
+from .reducers import FirstZero, MaxLoc, MinLoc, NonzeroProd, Reducer, Sum, ZeroCount, combine_kernel
 from .space import IndexSpace, check_inside
 
 #: A space whose logical rows have fewer cells than this compiles its row loops as short ones (CPU:
@@ -99,15 +99,26 @@ def _check_reduction_space(space) -> None:
 
 
 def expect_reduce(space: IndexSpace, body) -> None:
-    """``expect`` for ``outer_reduce(space, body)``: its body's kernel and the two kernels that fold the partials."""
+    """``expect`` for ``outer_reduce(space, body)``: its body's kernel and the kernel that folds the partials."""
     _check_reduction_space(space)
     kernel, _, geometry, _ = _prepared(space, body, "outer_reduce", True)
     if not get_device(None).is_cpu:
         return
     partials = empty(1, dtype=space.reducer.value_type)  # as the reduction's buffers: only its type counts
     expect_launch(kernel, kernel.arguments(geometry, partials, check=space.check_pack))
-    for fold in combine_kernels(space.reducer):
-        expect_launch(fold, [partials, partials, 1])
+    _expect_fold(space.reducer, partials)
+
+
+def _expect_fold(reducer: Reducer, partials=None) -> None:
+    """Make the CPU's fold of ``reducer``'s partials (``combine_kernel``) a companion of the next instance that
+    misses the cache: a reduction's first body kernel then compiles with it in one compiler run, where the fold
+    took a run of its own at the first reduction of each value type."""
+    if not get_device(None).is_cpu:
+        return
+    combine, join = combine_kernel(reducer)
+    if partials is None:
+        partials = empty(1, dtype=reducer.value_type)  # only its type counts
+    expect_launch(combine, [partials, partials, 1, join])
 
 
 #: At most this many entries per space keep their checked launch geometry (a space used with many bodies must not
@@ -145,6 +156,8 @@ def _prepared(space, body, what: str, reduce: bool) -> tuple:
                     memo[key] = (hit[0], readers, halos, hint, prepared)
                 return prepared
     kernel, dims = _prepare(space, body, what, reduce)
+    if reduce:  # the fold's compile joins the body's, should both miss the cache
+        _expect_fold(space.reducer)
     _work_hint(kernel, space, dims)
     geometry = [int(x) for x in space.runtime_geometry()]  # plain ints, as kernel.arguments passes them
     prepared = (kernel, dims, geometry, RepeatedLaunch(kernel, dims, geometry))

@@ -5,7 +5,8 @@ fixed order (simd-vectorised where the join allows), each block folds its slices
 order, and then the block partials are folded in block order (on a mesh spread over ranks: every
 rank's block partials, gathered, in global block order). The result therefore depends neither on
 the number of threads nor on the number of ranks. On the CPU a fold of partials is one thread per
-row (``combine_kernels``); on a GPU a fixed tree per row (``device_fold``).
+row (``combine_kernel``: one compiled fold per value type serves every join); on a GPU a fixed tree per
+row (``device_fold``).
 """
 
 from __future__ import annotations
@@ -176,33 +177,46 @@ def _join_maxloc(a: typing.Any, b: typing.Any):
     return b if b.value > a.value else a
 
 
-def _make_combine(join):
-    @kernel
-    def combine_blocks(partials: array(dtype=typing.Any), out: array(dtype=typing.Any), per_block: int):
-        b = wp_tid()
-        acc = partials[b * per_block]
-        for s in range(b * per_block + 1, (b + 1) * per_block):
-            acc = join(acc, partials[s])
-        out[b] = acc
-
-    @kernel
-    def combine_partials(partials: array(dtype=typing.Any), out: array(dtype=typing.Any), n: int):
-        acc = partials[0]
-        for s in range(1, n):
-            acc = join(acc, partials[s])
-        out[0] = acc
-
-    return combine_blocks, combine_partials
+# The joins by number: one compiled fold per value type serves every join (a Sum and a Max of float64 share it).
+_JOIN_CODES = {"sum": 0, "prod": 1, "min": 2, "max": 3}
 
 
-_COMBINE = {name: _make_combine(join) for name, join in (
-    ("sum", _join_sum), ("prod", _join_prod), ("min", _join_min), ("max", _join_max),
-    ("minloc", _join_minloc), ("maxloc", _join_maxloc))}
+@kernel
+def combine_rows(partials: array(dtype=typing.Any), out: array(dtype=typing.Any), per: int, join: int):
+    """``out[r]`` = the fold of ``partials[r * per:(r + 1) * per]`` in order by ``join`` (0 sum, 1 prod, 2 min,
+    3 max), one thread per row ``r``."""
+    r = wp_tid()
+    acc = partials[r * per]
+    for s in range(r * per + 1, (r + 1) * per):
+        if join == 0:
+            acc = _join_sum(acc, partials[s])
+        elif join == 1:
+            acc = _join_prod(acc, partials[s])
+        elif join == 2:
+            acc = _join_min(acc, partials[s])
+        else:
+            acc = _join_max(acc, partials[s])
+    out[r] = acc
 
 
-def combine_kernels(reducer: Reducer):
-    """``(combine_blocks, combine_partials)``: the kernel folding each block's slice partials in slice
-    order (one thread per block), and the one-thread kernel folding block partials in order into
-    ``out[0]``. Two levels, so that a mesh spread over ranks folds the same values in the same order.
-    The CPU's folds; a GPU folds each row by a tree (``device_fold.fold_rows``)."""
-    return _COMBINE[reducer.join + ("loc" if reducer.with_location else "")]
+@kernel
+def combine_located_rows(partials: array(dtype=typing.Any), out: array(dtype=typing.Any), per: int, join: int):
+    """``combine_rows`` for MinLoc and MaxLoc partials (``value_loc``): ``join`` 2 min, 3 max."""
+    r = wp_tid()
+    acc = partials[r * per]
+    for s in range(r * per + 1, (r + 1) * per):
+        if join == 2:
+            acc = _join_minloc(acc, partials[s])
+        else:
+            acc = _join_maxloc(acc, partials[s])
+    out[r] = acc
+
+
+def combine_kernel(reducer: Reducer) -> tuple:
+    """``(kernel, join)``: ``launch(kernel, dim=nrows, inputs=[partials, out, per, join])`` folds each row of
+    ``per`` partials in order into ``out[row]`` (one thread per row): a block's slice partials in slice order,
+    then, as one row, the block partials in block order, so that a mesh spread over ranks folds the same values
+    in the same order. The CPU's folds; a GPU folds each row by a tree (``device_fold.fold_rows``). Every
+    reducer of one value type launches the same instance, so it is compiled once per program (and kept in
+    the kernel cache) for all of them."""
+    return (combine_located_rows if reducer.with_location else combine_rows), _JOIN_CODES[reducer.join]
