@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import argparse
 import re
-import struct
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -223,35 +222,15 @@ def brickwork_launches(n: int, block: int, arch: str, walls: bool = False) -> li
     """One ``check()`` + ``step()`` of brickwork's hydro on the stand-in driver (after a first, untimed one);
     ``walls``: with hydrostatic x2 walls (``WALLS``)."""
     import bench_hydro
+    from cuda_resources import stand_in_launches
 
-    from brickwork.targets.cuda.loader import CudaEntry
-    from runtime.cuda_fake import FakeDriver, installed
-
-    class RateDriver(FakeDriver):
-        def copy_to_host(self, ordinal, dst_host, src, nbytes):
-            super().copy_to_host(ordinal, dst_host, src, nbytes)
-            if nbytes == 8:  # the time step's fold: a normal rate (the kernels did not run), so no fallback
-                import ctypes
-
-                ctypes.memmove(dst_host, struct.pack("<d", -1.0), 8)
-
-    tool, entries, seen = nvdisasm(), [], {}
-    original = CudaEntry.launch
-
-    def noting(self, *args, **kwargs):
-        entries.append(self)
-        return original(self, *args, **kwargs)
-
-    CudaEntry.launch = noting
-    try:
-        with installed(RateDriver()) as drv:
-            sim = bench_hydro.make_hydro(n, block, "auto", "cuda:0", WALLS if walls else ())
-            sim.step(sim.check())
-            first, entries[:] = len(drv.launches), []
-            sim.step(sim.check())
-            recorded = list(zip(entries, drv.launches[first:], drv.launch_memory[first:], strict=True))
-    finally:
-        CudaEntry.launch = original
+    tool, seen = nvdisasm(), {}
+    with stand_in_launches() as (drv, entries):
+        sim = bench_hydro.make_hydro(n, block, "auto", "cuda:0", WALLS if walls else ())
+        sim.step(sim.check())
+        first, entries[:] = len(drv.launches), []
+        sim.step(sim.check())
+        recorded = list(zip(entries, drv.launches[first:], drv.launch_memory[first:], strict=True))
     fields, out = step_fields(n, block), []
     unit = unit_codes(arch, tool)
     for entry, (_, function, grid, blk, _), (shared, _) in recorded:

@@ -4,7 +4,8 @@
 # i_pencil slices on the grid of rows and its fallback, struct array field checks
 # among them; the fold of a reduction's partials, the ghost exchange's box copies and their adjoint, hydrostatic
 # walls' kernels), the NVRTC-compile and host-side CUDA tests, the mesh, its gradients and hydro on the device against the CPU, the CUDA benchmark rows (benchmarks/bench_cuda.py), the
-# device hash grid build's plans (benchmarks/hash_grid_gpu_build.py --quick), the static model of the hydro
+# device hash grid build's plans (benchmarks/hash_grid_gpu_build.py --quick), ptxas's registers, spills and
+# shared memory of the benchmark kernels (benchmarks/cuda_resources.py: no GPU needed), the static model of the hydro
 # step (benchmarks/cuda_step_model.py, where nvdisasm is found and the budget allows), and
 # prints one summary table. Run from anywhere:
 #     bash scripts/gpu_check.sh                       # logs in gpu_check_logs/
@@ -99,8 +100,10 @@ step nvrtc-and-host-tests 150 "$PY" -m pytest -rfE -p no:cacheprovider -n "$JOBS
     tests/la/test_reduce_streams.py tests/la/test_la_repeated_launch_cuda.py tests/targets/test_cuda_arena_size.py \
     tests/la/test_device_fold.py tests/mesh/test_gpu_box_copies.py tests/mesh/test_gpu_transposed_copies.py \
     tests/apps/test_hydrostatic_device.py tests/apps/test_hydro_fused_stage_switch.py \
-    tests/targets/test_cuda_team_block.py
+    tests/targets/test_cuda_team_block.py tests/targets/test_cuda_resources.py tests/benchmarks/test_cuda_resources.py
 [ "$RAN" = 1 ] && row "  NVRTC and host-side tests" "" "$(summary "$LOG/nvrtc-and-host-tests.log")"
+step cuda-resources 120 "$PY" benchmarks/cuda_resources.py
+[ "$RAN" = 1 ] && while IFS= read -r line; do row "  $line" "" ""; done < <(grep -E "^\| [a-z]" "$LOG/cuda-resources.log")
 # the static model of the hydro step beside the measured row (last: the budget seldom reaches it); it needs
 # nvdisasm (a CUDA toolkit's, or the nvidia-cuda-nvdisasm wheel), and runs only where that is found
 export PATH="$PATH:/usr/local/cuda/bin"

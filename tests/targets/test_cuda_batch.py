@@ -13,6 +13,7 @@ from brickwork.jit import nvrtc
 from brickwork.lang.body import body_kernel
 from brickwork.targets.cuda import CudaTarget, build
 from brickwork.targets.cuda.loader import CudaEntry
+from brickwork.targets.cuda.resources import parse_report
 from brickwork.types.generic import type_of_value
 
 pytestmark = pytest.mark.skipif(not nvrtc.is_available(),
@@ -63,7 +64,12 @@ def test_small_instances_share_nvrtc_runs_and_keep_their_own_entry_points(monkey
             cubin = f.read()
         assert cubin_arch(cubin) == 90 and symbol.encode() in cubin
         entries.add((cubin, symbol))
+        assert set(meta["resources"]) == {symbol}  # ptxas's report of its own kernel only
     assert len(entries) == len(jobs)  # each instance names its own kernel in its cubin
+    # the report of a unit built in a batch is the one it gets alone
+    key, text, label, _ = jobs[0]
+    _, log = nvrtc.compile_program(text, "alone.cu", "sm_90", build.include_dirs(), build.options())
+    assert CudaEntry(*results[0]).resources == {"bw_entry": parse_report(log)["bw_entry"]}
     # a launch looks up the renamed kernel
     path, meta = results[0]
     drv = FakeDriver()

@@ -22,6 +22,7 @@ from brickwork.jit import cache, nvrtc
 from brickwork.lang.kernel import Kernel
 from brickwork.passes.gpu_grid import POINTS_PER_THREAD
 from brickwork.targets.cuda import CudaTarget, build
+from brickwork.targets.cuda.loader import CudaEntry
 from brickwork.types.generic import is_generic
 
 pytestmark = pytest.mark.skipif(not nvrtc.is_available(),
@@ -329,6 +330,10 @@ def test_another_key_with_the_same_source_copies_the_cubin_without_running_nvrtc
     assert copied_meta["same_source_as"] == pipeline.cache_key(pipeline.key_parts(entry[1], entry[2], target=TARGET))
     with open(copied, "rb") as f, open(path, "rb") as g:
         assert f.read() == g.read()
+    # ptxas's resource report comes along with the cubin (keyed by the kernel's name in it, renamed in a batch)
+    assert copied_meta["resources"] == meta["resources"]
+    report = CudaEntry(copied, copied_meta).resources
+    assert report == CudaEntry(path, meta).resources and set(report) == {"bw_entry"} and report["bw_entry"].registers > 0
     # the same source for another architecture is another cubin
     [(sm80, sm80_meta)] = CudaTarget("sm_80").compile_many([("d" * 40, text, "launch_2d for sm_80", {})])
     assert build.nvrtc_calls == before + 1 and "same_source_as" not in sm80_meta and sm80_meta["arch"] == "sm_80"

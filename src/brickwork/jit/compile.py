@@ -271,13 +271,16 @@ class Combined:
     the entry points of a unit (``batch.CPU_EXPORT``, ``batch.CUDA_EXPORT``), renamed in the combined
     unit; ``artifact``: the file name of the artifact in an entry; ``compile(text, label, folder)``:
     the combined unit's artifact, written into ``folder`` (its path; ``ToolchainError`` when the
-    compiler rejects it); ``meta``: what each entry records besides the job's own metadata."""
+    compiler rejects it); ``meta``: what each entry records besides the job's own metadata;
+    ``part_meta(artifact path, symbols)``, where given: what one unit's entry records of the combined run
+    (NVRTC's resource report of that unit's kernels)."""
 
     identity: str
     exports: re.Pattern
     artifact: str
     compile: Callable[[str, str, str], str]
     meta: dict
+    part_meta: Callable[[str, dict], dict] | None = None
 
 
 def cpp_combined() -> Combined:
@@ -362,7 +365,8 @@ def _publish_copy(job: tuple, names: dict, artifact: str, combined: Combined, se
             with open(os.path.join(staging, cache.SOURCE), "w") as f:
                 f.write(source)
             shutil.copyfile(artifact, os.path.join(staging, combined.artifact))
-            published = cache.publish(key, staging, dict(meta, label=label, **combined.meta, symbols=names,
+            own = combined.part_meta(artifact, names) if combined.part_meta else {}
+            published = cache.publish(key, staging, dict(meta, label=label, **combined.meta, **own, symbols=names,
                                                          compile_seconds=seconds, batch=count))
             same_source.record(same_source.digest(combined.identity, source), key)
             return published

@@ -147,6 +147,13 @@ def compile_cubin(source: str, name: str, arch: str, include_dirs: list[str], op
 
     ``--gpu-architecture=sm_XX`` makes NVRTC emit SASS, so the driver loads it without a PTX JIT
     (and the driver's PTX version never limits which NVRTC can be used)."""
+    return compile_program(source, name, arch, include_dirs, options)[0]
+
+
+def compile_program(source: str, name: str, arch: str, include_dirs: list[str],
+                    options: list[str] = ()) -> tuple[bytes, str]:
+    """``(cubin, log)``: ``compile_cubin``'s cubin and the log of the successful compile (its warnings, and
+    with ``--ptxas-options=-v`` the assembler's resource report, which ``targets/cuda/resources.py`` reads)."""
     if not re.fullmatch(r"sm_\d+[a-z]?", arch):
         raise ValueError(f"CUDA architecture {arch!r} is not of the form sm_XX (e.g. sm_90)")
     lib = _lib()
@@ -168,6 +175,6 @@ def compile_cubin(source: str, name: str, arch: str, include_dirs: list[str], op
         _check(lib.nvrtcGetCUBINSize(prog, ctypes.byref(size)), "report the cubin size")
         cubin = ctypes.create_string_buffer(size.value)
         _check(lib.nvrtcGetCUBIN(prog, cubin), "return the cubin")
-        return cubin.raw
+        return cubin.raw, text
     finally:
         lib.nvrtcDestroyProgram(ctypes.byref(prog))

@@ -67,8 +67,9 @@ def adopt(staging: str, same: tuple, artifact: str) -> dict:
     with open(os.path.join(staging, artifact), "wb") as f:
         f.write(data)
     built = {"compile_seconds": 0.0, "same_source_as": key}
-    if "symbols" in found:
-        built["symbols"] = found["symbols"]
+    for name in ("symbols", "resources"):  # a cubin's resource report (targets/cuda/resources.py) comes along
+        if name in found:
+            built[name] = found[name]
     return built
 
 

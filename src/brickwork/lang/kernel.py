@@ -167,6 +167,13 @@ class Kernel:
         """The longest loop with constant bounds the CPU target unrolls in this kernel (its module's option)."""
         return max_unroll(self)
 
+    def cuda_resources(self, arg_types=None, arch: str | None = None) -> dict:
+        """Registers, spills, stack and shared memory per entry of this kernel's CUDA instance for ``arg_types``
+        on ``arch`` (built by NVRTC or taken from the cache; no GPU needed): ``lang/cuda_report.py``."""
+        from .cuda_report import cuda_resources
+
+        return cuda_resources(self, arg_types, arch)
+
     def concrete_types(self) -> tuple:
         if self.is_generic:
             raise LaunchError(f"kernel '{self.key}' is generic")

@@ -22,6 +22,7 @@ from ...jit import compile as jit_compile
 from ...jit.rejected import rejected_code_error
 from ...jit.toolchain import include_dir
 from .arch import NVRTC_OPTIONS, PCH_OPTIONS, PCH_SINCE
+from .resources import REPORT_OPTIONS, report_meta
 
 log = logging.getLogger("brickwork")
 
@@ -43,8 +44,9 @@ def include_dirs() -> list[str]:
 
 
 def options() -> list[str]:
-    """NVRTC's options besides the architecture and the include paths."""
-    return [*NVRTC_OPTIONS, *pch_options()]
+    """NVRTC's options besides the architecture and the include paths (the resource report's too: it changes
+    no code, and so is not part of ``_identity``)."""
+    return [*NVRTC_OPTIONS, *REPORT_OPTIONS, *pch_options()]
 
 
 _pch_lock = threading.Lock()
@@ -116,20 +118,23 @@ def _identity(arch: str) -> str:
     return " ".join([_compiler(), arch, *NVRTC_OPTIONS, *include_dirs()])
 
 
-def _nvrtc(source: str, name: str, arch: str, extra_dirs: list = ()) -> bytes:
-    """``extra_dirs``: a module's include directories (wp.ModuleBuildOptions), searched after brickwork's."""
+def _nvrtc(source: str, name: str, arch: str, extra_dirs: list = ()) -> tuple[bytes, str]:
+    """(cubin, NVRTC's log with the resource report); ``extra_dirs``: a module's include directories
+    (wp.ModuleBuildOptions), searched after brickwork's."""
     global nvrtc_calls
     nvrtc_calls += 1
-    return nvrtc.compile_cubin(source, name, arch, [*include_dirs(), *extra_dirs], options())
+    return nvrtc.compile_program(source, name, arch, [*include_dirs(), *extra_dirs], options())
 
 
 def combined(arch: str) -> jit_compile.Combined:
     """How ``jit.compile.compile_many`` builds several small instances for ``arch`` with one NVRTC run:
-    one cubin holding every unit's kernel (renamed ``bw_entry_b<n>``; the entry's ``symbols`` name it)."""
+    one cubin holding every unit's kernel (renamed ``bw_entry_b<n>``; the entry's ``symbols`` name it), and each
+    unit's entry the resource report of its own kernels."""
+    logs: dict = {}  # cubin path -> NVRTC's log of the run that made it
 
     def compile_combined(text: str, label: str, folder: str) -> str:
         try:
-            cubin = _nvrtc(text, "batch.cu", arch)
+            cubin, logs[os.path.join(folder, cache.CUBIN)] = _nvrtc(text, "batch.cu", arch)
         except nvrtc.NvrtcCompileError as e:  # each unit is then built alone, to name the one at fault
             raise ToolchainError(f"NVRTC rejected {label}") from e
         path = os.path.join(folder, cache.CUBIN)
@@ -137,8 +142,11 @@ def combined(arch: str) -> jit_compile.Combined:
             f.write(cubin)
         return path
 
+    def part_meta(path: str, names: dict) -> dict:
+        return {"resources": report_meta(logs.get(path, ""), set(names.values()))}
+
     return jit_compile.Combined(_identity(arch), batch.CUDA_EXPORT, cache.CUBIN, compile_combined,
-                                {"artifact": cache.CUBIN, "arch": arch, "compiler": _compiler()})
+                                {"artifact": cache.CUBIN, "arch": arch, "compiler": _compiler()}, part_meta)
 
 
 def make_cubin(arch: str):
@@ -159,13 +167,13 @@ def make_cubin(arch: str):
                 built = same_source.adopt(staging, same, cache.CUBIN)
             else:
                 try:
-                    cubin = _nvrtc(source, f"{label}.cu", arch, meta.get("include_dirs", ()))
+                    cubin, nvrtc_log = _nvrtc(source, f"{label}.cu", arch, meta.get("include_dirs", ()))
                 except nvrtc.NvrtcCompileError as e:
                     keep = True
                     raise rejected_code_error("NVRTC", label, source, src_path, e.log, code="CUDA code") from None
                 with open(os.path.join(staging, cache.CUBIN), "wb") as f:
                     f.write(cubin)
-                built = {"compile_seconds": time.perf_counter() - t0}
+                built = {"compile_seconds": time.perf_counter() - t0, "resources": report_meta(nvrtc_log)}
             path, meta = cache.publish(key, staging, dict(
                 meta, label=label, artifact=cache.CUBIN, arch=arch, compiler=compiler, **built))
             if same is None:

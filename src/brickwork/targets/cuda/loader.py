@@ -12,6 +12,7 @@ from ...jit.store import symbol
 from ..cpu import recorded_error
 from . import BOUNDS_SYMBOL, ENTRY_SYMBOL, GLOBAL_ENTRY_SYMBOL
 from .geometry import LaunchPlan
+from .resources import from_meta
 
 #: ``bw::bounds_error`` of brickwork.h on the device: set, where (a device pointer), n, index[4], shape[4]
 _BOUNDS = struct.Struct("<i4xQi4x4q4q")
@@ -33,6 +34,8 @@ class CudaEntry:
         self.label = meta.get("label", "kernel")
         self.symbol = symbol(meta, ENTRY_SYMBOL)  # renamed in a batch-built cubin
         self.global_symbol = symbol(meta, GLOBAL_ENTRY_SYMBOL)
+        # entry ("bw_entry", "bw_entry_global") -> KernelResources: ptxas's report of the build (resources.py)
+        self.resources = from_meta(meta, {ENTRY_SYMBOL: self.symbol, GLOBAL_ENTRY_SYMBOL: self.global_symbol})
         # the unit-stride body only (unit.py): a launch without unit innermost strides runs the strided variant
         self.unit_only = "strided" not in str(meta.get("variant", "")).split("+")
         self.plan = LaunchPlan(meta.get("gpu_launch", {}), self.label)
