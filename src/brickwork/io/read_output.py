@@ -65,16 +65,61 @@ def read_output(path: str, names=None) -> Output:
         if not isinstance(f.get("blocks/xmin"), h5py.Dataset) or not isinstance(f.get("blocks/dx"), h5py.Dataset):
             raise ValueError(f"read_output: {h5_path!r} is not a brickwork output: it has no /blocks/xmin and "
                              f"/blocks/dx")
-        groups = {group: sorted(f[group]) if group in f else [] for group in ("cells", "nodes")}
-        _check_wanted(h5_path, wanted, groups["cells"] + groups["nodes"])
+        _check_corners(h5_path, f["blocks/xmin"], f["blocks/dx"])
         xmin, dx = f["blocks/xmin"][...], f["blocks/dx"][...]
         place = _placement(h5_path, xmin, dx)
-        read = {group: {n: _assemble(h5_path, f[f"{group}/{n}"][...], place, group == "nodes")
-                        for n in names_ if wanted is None or n in wanted}
-                for group, names_ in groups.items()}
+        datasets = {group: _variables(f, h5_path, group) for group in ("cells", "nodes")}
+        _check_wanted(h5_path, wanted, sorted(datasets["cells"]) + sorted(datasets["nodes"]))
+        wanted_sets = {group: {n: d for n, d in sorted(sets.items()) if wanted is None or n in wanted}
+                       for group, sets in datasets.items()}
+        for group, sets in wanted_sets.items():  # every shape checked before any values are read
+            for n, d in sets.items():
+                _box(h5_path, d.shape, place, group == "nodes", f"/{group}/{n}")
+        read = {group: {n: _assemble(h5_path, d[...], place, group == "nodes") for n, d in sets.items()}
+                for group, sets in wanted_sets.items()}
         time, cycle = _attribute(f, h5_path, "time", 0.0, float), _attribute(f, h5_path, "cycle", 0, int)
         return Output(time, cycle, read["cells"], read["nodes"], tuple(float(v) for v in xmin.min(axis=0)),
                       tuple(float(v) for v in dx[0]))
+
+
+def _check_corners(path: str, xmin, dx) -> None:
+    """A ValueError naming ``path`` when the datasets /blocks/xmin and /blocks/dx are not (nblocks, 3) real
+    numbers each; checked before they are read (a file may declare any size)."""
+    _check_corner_shapes(path, xmin.shape, dx.shape)
+    for d in (xmin, dx):
+        if d.dtype.kind not in "iuf":
+            raise ValueError(f"read_output: {path!r} has {d.name} of type {d.dtype}; a brickwork output has numbers")
+
+
+def _check_corner_shapes(path: str, xmin_shape: tuple, dx_shape: tuple) -> None:
+    if len(xmin_shape) != 2 or xmin_shape[1] != 3 or dx_shape != xmin_shape or not xmin_shape[0]:
+        raise ValueError(f"read_output: {path!r} has /blocks/xmin of shape {xmin_shape} and /blocks/dx of shape "
+                         f"{dx_shape}; a brickwork output has (nblocks, 3) of each")
+
+
+def _variables(f, path: str, group: str) -> dict:
+    """name -> dataset of the variables in ``group`` (none when the file has no such group); a ValueError
+    naming the file and the entry for one that is no dataset of numbers (a group, a link leading nowhere,
+    strings, records), before anything is read."""
+    import h5py
+
+    if group not in f:
+        return {}
+    if not isinstance(f.get(group), h5py.Group):
+        raise ValueError(f"read_output: {path!r} has /{group} that is not a group of variables")
+    found = {}
+    for name in sorted(f[group]):
+        try:
+            dataset = f[group].get(name)
+        except (KeyError, OSError) as e:  # an external or soft link whose target cannot be opened
+            raise ValueError(f"read_output: {path!r} has /{group}/{name} that cannot be opened ({e})") from None
+        if not isinstance(dataset, h5py.Dataset) or dataset.dtype.kind not in "iuf":
+            what = f"a dataset of {dataset.dtype}" if isinstance(dataset, h5py.Dataset) else \
+                f"{'a group' if isinstance(dataset, h5py.Group) else 'a link to nothing'}, not a dataset"
+            raise ValueError(f"read_output: {path!r}: /{group}/{name} is {what}; a variable of a brickwork "
+                             f"output is a dataset of integers or floating-point numbers")
+        found[name] = dataset
+    return found
 
 
 def _check_wanted(path: str, wanted: list | None, there: list) -> None:
@@ -93,6 +138,8 @@ def _read_vtk(path: str, wanted: list | None) -> Output:
     if not blocks:
         raise ValueError(f"read_output: {path!r} lists no blocks")
     there = sorted(blocks[0].cells)
+    for block in blocks[1:]:
+        _check_like_first(path, blocks[0], block)
     _check_wanted(path, wanted, there)
     xmin = np.array([b.origin for b in blocks])
     dx = np.array([b.spacing for b in blocks])
@@ -101,6 +148,20 @@ def _read_vtk(path: str, wanted: list | None) -> Output:
              for n in there if wanted is None or n in wanted}
     return Output(blocks[0].time, blocks[0].cycle, cells, {}, tuple(float(v) for v in xmin.min(axis=0)),
                   tuple(float(v) for v in dx[0]))
+
+
+def _check_like_first(path: str, first, block) -> None:
+    """A ValueError naming ``block``'s file when its cell variables differ from those of the output ``path``'s
+    first block in name, shape or type: the blocks of one output hold the same variables."""
+    def variables(b):
+        return {name: (values.shape, values.dtype) for name, values in b.cells.items()}
+    if variables(block) != variables(first):
+        raise ValueError(f"read_output: the blocks of {path!r} hold different variables: {first.path!r} has "
+                         f"{_listed(variables(first))}, {block.path!r} has {_listed(variables(block))}")
+
+
+def _listed(variables: dict) -> str:
+    return ", ".join(f"{name} {shape} {dtype}" for name, (shape, dtype) in sorted(variables.items())) or "none"
 
 
 def _attribute(f, path: str, name: str, default, kind):
@@ -119,9 +180,7 @@ def _attribute(f, path: str, name: str, default, kind):
 
 def _placement(path: str, xmin: np.ndarray, dx: np.ndarray) -> np.ndarray:
     """The (k, j, i) cell index of each block's first cell, from the corners and widths."""
-    if xmin.ndim != 2 or xmin.shape[1] != 3 or dx.shape != xmin.shape or not len(xmin):
-        raise ValueError(f"read_output: {path!r} has /blocks/xmin of shape {xmin.shape} and /blocks/dx of shape "
-                         f"{dx.shape}; a brickwork output has (nblocks, 3) of each")
+    _check_corner_shapes(path, xmin.shape, dx.shape)
     if not np.all(np.isfinite(xmin)) or not np.all(np.isfinite(dx)) or not np.all(dx[0] > 0):
         raise ValueError(f"read_output: {path!r} has a block corner or cell width that is not a finite number "
                          f"(widths must be positive)")
@@ -136,20 +195,27 @@ def _placement(path: str, xmin: np.ndarray, dx: np.ndarray) -> np.ndarray:
     return index.astype(np.int64)[:, ::-1]  # x1, x2, x3 -> k, j, i
 
 
-def _assemble(path: str, blocks: np.ndarray, place: np.ndarray, nodes: bool) -> np.ndarray:
-    """One array over the whole mesh from per-block arrays ``(nblocks, nk, nj, ni)`` at ``place``."""
-    nblocks, *shape = blocks.shape
-    if nblocks != len(place) or len(shape) != 3:
-        raise ValueError(f"read_output: a variable of {path!r} has shape {blocks.shape}, not (nblocks={len(place)}, "
+def _box(path: str, shape: tuple, place: np.ndarray, nodes: bool, name: str = "a variable") -> np.ndarray:
+    """The extent (k, j, i) of the box that blocks of ``shape`` (``(nblocks, nk, nj, ni)``) placed at ``place``
+    fill; a ValueError naming ``path`` when the shape is not that of ``place``'s blocks or they do not fill it."""
+    nblocks, *cells_shape = shape if len(shape) == 4 else (-1,)
+    if nblocks != len(place):
+        raise ValueError(f"read_output: {name} of {path!r} has shape {tuple(shape)}, not (nblocks={len(place)}, "
                          f"nk, nj, ni)")
-    cells = np.array(shape) - (1 if nodes else 0)
+    cells = np.array(cells_shape) - (1 if nodes else 0)
     box = (place + cells).max(axis=0)
     # blocks that tile a box fill it exactly: tested before a box the corners make up is allocated
     if np.prod(box.astype(float)) != len(place) * np.prod(cells.astype(float)):
         raise ValueError(f"read_output: the blocks of {path!r} do not tile a box: {len(place)} blocks of "
                          f"{tuple(int(n) for n in cells)} cells, placed by their corners in a box of "
                          f"{tuple(int(n) for n in box)}")
-    total = box + (1 if nodes else 0)
+    return box
+
+
+def _assemble(path: str, blocks: np.ndarray, place: np.ndarray, nodes: bool) -> np.ndarray:
+    """One array over the whole mesh from per-block arrays ``(nblocks, nk, nj, ni)`` at ``place``."""
+    shape = blocks.shape[1:]
+    total = _box(path, blocks.shape, place, nodes) + (1 if nodes else 0)
     out = np.zeros(tuple(total), dtype=blocks.dtype)
     filled = np.zeros(tuple(total), dtype=np.int32)
     for block, (k, j, i) in zip(blocks, place):

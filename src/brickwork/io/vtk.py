@@ -189,41 +189,75 @@ def _write_lines(path: str, lines: list[str]) -> str:
 
 def _image(path: str, data: bytes):
     """The ``ImageData`` element of the block file ``path`` (``data``: its bytes, or the first of them up to
-    its appended data at least) and the offset in ``data`` where the appended arrays begin."""
+    its appended data at least) and the offset in ``data`` where the appended arrays begin. A file whose
+    header says its arrays are stored otherwise than this module stores them (big-endian, 32-bit byte counts,
+    compressed) is refused: read as this module's, its numbers would be wrong."""
     start = data.find(b'<AppendedData encoding="raw">')
     mark = data.find(b"_", start) + 1
     if start < 0 or mark <= 0:
         raise ValueError(f"read_output: {path!r} is not a VTK image of brickwork's (no raw appended data)")
-    return _xml_root(path, "ImageData", data[:start] + b"</VTKFile>").find("ImageData"), mark
+    root = _xml_root(path, "ImageData", data[:start] + b"</VTKFile>")
+    for name, wanted in (("byte_order", "LittleEndian"), ("header_type", "UInt64"), ("compressor", None)):
+        if root.get(name) != wanted:
+            raise ValueError(f"read_output: {path!r} has {name}={root.get(name)!r}; a VTK image of brickwork's "
+                             f"has {'no ' + name if wanted is None else repr(wanted)}")
+    image = root.find("ImageData")
+    if image is None:
+        raise ValueError(f"read_output: {path!r} is not a VTK image of brickwork's (no <ImageData> element)")
+    return image, mark
 
 
 def _values(path: str, data: bytes, mark: int, item, count: int) -> np.ndarray:
-    """The ``count`` values of the appended array that the ``DataArray`` element ``item`` describes."""
-    dtype = DTYPES[item.get("type")]
-    offset = mark + int(item.get("offset"))
+    """The ``count`` values of the appended array that the ``DataArray`` element ``item`` describes; a
+    ValueError naming the array for a description that is not this module's or points outside the file."""
+    name = item.get("Name")
+    dtype = DTYPES.get(item.get("type"))
+    if dtype is None or item.get("format") != "appended" or item.get("NumberOfComponents", "1") != "1":
+        raise ValueError(f"read_output: {path!r}: array {name!r} is described as type={item.get('type')!r}, "
+                         f"format={item.get('format')!r}, NumberOfComponents={item.get('NumberOfComponents')!r}; "
+                         f"brickwork writes one component of {', '.join(DTYPES)} as appended data")
+    offset = _integer(item.get("offset"))
+    if offset is None or mark + offset + HEADER.itemsize > len(data):
+        raise ValueError(f"read_output: {path!r}: array {name!r} has offset={item.get('offset')!r}, which is not "
+                         f"a place in its {len(data) - mark} bytes of appended data")
+    offset += mark
     nbytes = int(np.frombuffer(data, HEADER, 1, offset)[0])
     if nbytes != count * dtype.itemsize:
-        raise ValueError(f"read_output: {path!r}: array {item.get('Name')!r} holds {nbytes} bytes, not "
+        raise ValueError(f"read_output: {path!r}: array {name!r} holds {nbytes} bytes, not "
                          f"{count} values of {dtype}")
+    if offset + HEADER.itemsize + nbytes > len(data):
+        raise ValueError(f"read_output: {path!r}: array {name!r} ends {offset + HEADER.itemsize + nbytes - len(data)} "
+                         f"bytes past the end of the file (a truncated file?)")
     return np.frombuffer(data, dtype, count, offset + HEADER.itemsize).astype(dtype.newbyteorder("="))
+
+
+def _integer(text) -> int | None:
+    """``text`` as a non-negative integer written in decimal digits, else None."""
+    return int(text) if isinstance(text, str) and text.isascii() and text.isdigit() else None
 
 
 class Block:
     """A block file read back: ``cells`` (name -> ``(nk, nj, ni)`` array), ``origin`` and ``spacing``
-    (x1, x2, x3), ``time`` and ``cycle``."""
+    (x1, x2, x3), ``time`` and ``cycle``; ``path`` the file."""
 
-    def __init__(self, cells: dict, origin: tuple, spacing: tuple, time: float, cycle: int):
+    def __init__(self, cells: dict, origin: tuple, spacing: tuple, time: float, cycle: int, path: str = ""):
         self.cells, self.origin, self.spacing, self.time, self.cycle = cells, origin, spacing, time, cycle
+        self.path = path
 
 
 def read(path: str) -> list[Block]:
     """The blocks of the VTK output ``path``: a ``.vtm`` file's pieces in order, or a ``.vti`` file's one
-    block. ``ValueError`` naming the file for one this module did not write."""
+    block. ``ValueError`` naming the file for one this module did not write (or that lies about its
+    contents), and for a piece that is no regular file (a ``.vtm`` may name any path: ``/dev/zero`` would
+    be read for ever); ``FileNotFoundError`` naming the ``.vtm`` for a piece that does not exist."""
     if path.endswith(".vtm"):
         root = _xml_root(path, "vtkMultiBlockDataSet")
         here = os.path.dirname(path)
-        return [_read_block(os.path.join(here, d.get("file", ""))) for d in root.iter("DataSet")]
-    return [_read_block(path)]
+        pieces = [d.get("file") for d in root.iter("DataSet")]
+        if None in pieces or "" in pieces:
+            raise ValueError(f"read_output: {path!r}: a DataSet names no file")
+        return [_read_block(os.path.join(here, piece), path) for piece in pieces]
+    return [_read_block(path, path)]
 
 
 def _xml_root(path: str, kind: str, text: bytes | None = None):
@@ -239,20 +273,48 @@ def _xml_root(path: str, kind: str, text: bytes | None = None):
     return root
 
 
-def _read_block(path: str) -> Block:
+def _read_block(path: str, listed_in: str) -> Block:
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"read_output: {listed_in!r} lists the block file {path!r}, which does not exist")
+    if not os.path.isfile(path):
+        raise ValueError(f"read_output: {listed_in!r} lists {path!r}, which is not a regular file")
     with open(path, "rb") as f:
         data = f.read()
     image, mark = _image(path, data)
-    points = [int(v) for v in image.get("WholeExtent", "").split()[1::2]]
-    shape = tuple(max(n, 1) for n in points[::-1])
+    extent = image.get("WholeExtent", "").split()
+    points = [_integer(v) for v in extent]
+    if len(points) != 6 or None in points or any(points[0::2]):
+        raise ValueError(f"read_output: {path!r} has WholeExtent={image.get('WholeExtent')!r}; a block of "
+                         f"brickwork's has '0 ni 0 nj 0 nk' (whole numbers)")
+    shape = tuple(max(n, 1) for n in points[5::-2])
 
     def values(item, count: int) -> np.ndarray:
         return _values(path, data, mark, item, count)
 
-    field = {item.get("Name"): values(item, 1)[0] for item in image.find("FieldData")}
-    cells = {item.get("Name"): values(item, int(np.prod(shape))).reshape(shape)
-             for item in image.find("Piece").find("CellData")}
-    floats = lambda key: tuple(float(v) for v in image.get(key).split())  # noqa: E731
-    return Block(cells, floats("Origin"), floats("Spacing"), float(field.get("TimeValue", 0.0)),
-                 int(field.get("CYCLE", 0)))
+    piece = image.find("Piece")
+    cell_data = None if piece is None else piece.find("CellData")
+    if cell_data is None:
+        raise ValueError(f"read_output: {path!r} is not a VTK image of brickwork's (no <CellData> in a <Piece>)")
+    field = {item.get("Name"): values(item, 1)[0].item() for item in image.findall("FieldData/DataArray")}
+    cells = {}
+    for item in cell_data:
+        if item.get("Name") in cells:
+            raise ValueError(f"read_output: {path!r} has two arrays named {item.get('Name')!r}")
+        cells[item.get("Name")] = values(item, int(np.prod(shape))).reshape(shape)
+    time, cycle = field.get("TimeValue", 0.0), field.get("CYCLE", 0)
+    if not float(cycle).is_integer():
+        raise ValueError(f"read_output: {path!r} has the field CYCLE = {cycle!r}, which is not an integer")
+    return Block(cells, _triple(path, image, "Origin"), _triple(path, image, "Spacing"), float(time), int(cycle),
+                 path)
 
+
+def _triple(path: str, image, key: str) -> tuple:
+    """The attribute ``key`` of ``image`` as three numbers (x1, x2, x3)."""
+    try:
+        numbers = tuple(float(v) for v in image.get(key).split())
+    except (AttributeError, ValueError):
+        numbers = ()
+    if len(numbers) != 3:
+        raise ValueError(f"read_output: {path!r} has {key}={image.get(key)!r}; a block of brickwork's has three "
+                         f"numbers (x1, x2, x3)")
+    return numbers
