@@ -287,6 +287,8 @@ def _build(batch: list, target: Target, on_trial: set, early: EarlyCompiles, not
     notice.count = len(jobs)
     import logging  # only here, where something was compiled: the warm path imports no logging
 
+    from .jit import cache
+
     log = logging.getLogger("brickwork")
     for inst, result in zip(owners, early.finish(jobs)):
         if isinstance(result, Exception):
@@ -295,7 +297,12 @@ def _build(batch: list, target: Target, on_trial: set, early: EarlyCompiles, not
             continue
         inst.loaded_from(*result)
         built = result[1]
-        if "same_source_as" in built:
+        if not cache.published_here(inst.key()):  # waited for another process's build (an MPI rank's): not ours
+            notice.count -= 1
+            notice.waited += 1
+            log.info("%s for %s: compiled by another process sharing the kernel cache, loaded from it", inst.label,
+                     target.name)
+        elif "same_source_as" in built:
             log.info("%s for %s: same code as a built instance, its library reused (no compiler run)",
                      inst.label, target.name)
         else:

@@ -387,6 +387,16 @@ def _sealed(key: str, meta: dict) -> tuple[str, dict]:
     return text, json_text.loads(text)
 
 
+#: The keys whose entries this process published (compiled, or copied from an entry of the same code): an entry a
+#: build was handed but did not publish came from another process (an MPI rank), which the build waited for.
+_published_here: set = set()
+
+
+def published_here(key: str) -> bool:
+    """Whether this process published the entry of ``key`` (else it was found: another process built it)."""
+    return key in _published_here
+
+
 def publish(key: str, staging: str, meta: dict) -> tuple[str, dict]:
     """Move a finished build into place atomically; returns the library path and metadata (as a later
     ``lookup`` reads it: with the key and the digests that tie the entry to it, ``_sealed``).
@@ -428,6 +438,7 @@ def publish(key: str, staging: str, meta: dict) -> tuple[str, dict]:
         _verified.discard(shard)  # removed by a concurrent clear since it was checked: make it again
         _replace_with_dir(shard)
         os.rename(staging, final)
+    _published_here.add(key)
     return os.path.join(final, artifact), meta
 
 

@@ -6,6 +6,13 @@ compiling ``AFTER`` seconds after its first miss says so on stderr, once, and sa
     brickwork: compiling fluxes[...] and more kernels for cpu (kept in the cache: later runs load them)...
     brickwork: compiled 12 kernels for cpu in 24.8 s
 
+An instance another process compiled meanwhile (an MPI rank sharing the kernel cache: one rank compiles, the others
+wait for its entry, ``jit/cache.claimed_build``) is not counted as compiled: a rank that only waited says so, and
+for how long, since its own line above said it was compiling (a rank cannot tell, when the second has passed,
+whether it will build or wait) and a line left open would look like a rank that hangs::
+
+    brickwork: waited 3.2 s for 1 kernel for cpu that another process compiled (loaded from the cache)
+
 A build that is done sooner prints nothing. ``config.quiet`` (``BRICKWORK_QUIET``, Warp's ``wp.config.quiet``;
 ``brickwork run --quiet``) turns the lines off, as does a ``brickwork`` logger set above warnings
 (``config.log_level = "error"``). A logger installed with ``wp.set_logger`` receives the lines (its ``info``)
@@ -49,6 +56,7 @@ class CompileNotice:
         self.target_name = target_name
         self.labels: list = []
         self.count = 0
+        self.waited = 0  # instances another process compiled, which this build waited for and loaded
         self.timer: threading.Timer | None = None
         self.started: float | None = None
         self.announced = False
@@ -80,6 +88,17 @@ class CompileNotice:
         if self.announced:
             self.announced = False
             seconds = time.perf_counter() - self.started
-            done = f"compiled {self.count} kernel{'s' if self.count != 1 else ''}" if self.count else \
-                "nothing compiled"  # the generation raised, or every one on trial was cached
-            _say(f"brickwork: {done} for {self.target_name} in {seconds:.1f} s")
+            _say(f"brickwork: {self._done(seconds)}")
+
+    def _done(self, seconds: float) -> str:
+        """The closing line: what this process compiled, and what it waited for another process to compile."""
+        def kernels(n: int) -> str:
+            return f"{n} kernel{'s' if n != 1 else ''}"
+
+        if self.waited and not self.count:
+            return (f"waited {seconds:.1f} s for {kernels(self.waited)} for {self.target_name} that another process "
+                    f"compiled (loaded from the cache)")
+        done = f"compiled {kernels(self.count)}" if self.count else \
+            "nothing compiled"  # the generation raised, or every one on trial was cached
+        other = f" ({self.waited} more compiled by another process, loaded from the cache)" if self.waited else ""
+        return f"{done} for {self.target_name} in {seconds:.1f} s{other}"
