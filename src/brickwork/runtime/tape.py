@@ -18,11 +18,12 @@ from ..lang.modules import backward_enabled
 from ..types import array_reads
 from ..types.array_constructors import empty, zeros
 from ..types.arrays import ArrayType, array, copy_observers, type_name
+from ..types.composite import CompositeBase
 from ..types.fabric_arrays import FABRIC_TYPES, empty_fabric
 from ..types.held_arrays import point_at_gradients
 from ..types.kernel_params import KEEP_BITS, KEEP_PARAM, has_adjoint_param, has_adjoint_value, is_pack_type
-from ..types.scalars import bool_, is_scalar_type, uint64
-from ..types.structs import gradient_struct, has_array_fields
+from ..types.scalars import ScalarBase, bool_, is_scalar_type, uint64
+from ..types.structs import StructBase, gradient_struct, has_array_fields
 from . import gradient_flow
 from .warp_warnings import warn
 
@@ -89,7 +90,8 @@ class Tape:
         # on the values it read, so they are saved now (plain arrays are not: as in Warp, don't overwrite
         # an array a recorded launch read)
         saved = snapshot if saved is None else saved
-        self.launches.append((kernel, dim, list(inputs), list(outputs), device, saved, adjoints))
+        inputs, outputs = [_as_launched(a) for a in inputs], [_as_launched(a) for a in outputs]
+        self.launches.append((kernel, dim, inputs, outputs, device, saved, adjoints))
 
     def record_func(self, backward, arrays) -> None:
         """Record a Python function to call (with no arguments) at its place in the backward pass;
@@ -358,6 +360,19 @@ def field_snapshot(value) -> list:
     if pack is None:
         return []
     return [(a, a.copy()) for a in (*pack.arrays, *pack.flux_arrays) if a is not None]
+
+
+def _as_launched(value):
+    """``value`` as the launch passed it, for the launch's backward kernel: a scalar, vector, matrix or struct
+    object is copied (a struct's arrays stay shared), since the launch took its value then and the caller may
+    change the object in place before ``backward`` (hydro sets its coefficient vector's components before each
+    stage: the backward kernels of every stage ran with the last stage's weights). Arrays and packs are kept as
+    references: their contents are the backward pass's business (read-flag check, field snapshots)."""
+    if isinstance(value, (ScalarBase, CompositeBase)):
+        return type(value)(value)
+    if isinstance(value, StructBase) and not is_pack_type(type(value)):
+        return value._copy()
+    return value
 
 
 def adjoint_of(a):
