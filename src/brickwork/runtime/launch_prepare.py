@@ -17,6 +17,7 @@ from ..types.composite import CompositeBase, is_composite_type
 from ..types.generic import describe_value, is_generic, matches, type_of_value
 from ..types.held_arrays import read_only_at
 from ..types.indexed_arrays import ARRAY_KINDS, indexedarray
+from ..types.redefined_structs import redefined_struct_hint
 from ..types.scalars import ScalarBase, bool_, is_scalar_type, python_annotation_type, uint64
 from ..types.structs import is_struct_type
 from .packing import ComponentError, composite_converts, composite_values, make_packer
@@ -75,7 +76,7 @@ def prepare(kernel, sig, args, device, target=None, table_key=None, rank: int = 
                                   f"wp.float32(x) or wp.vec3f(...)")
             if not matches(ann, t):
                 raise LaunchError(f"launch of '{kernel.key}': argument '{name}' must be {type_name(ann)}, got "
-                                  f"{type_name(t)}")
+                                  f"{type_name(t)}{redefined_struct_hint(ann, t)}")
             types.append(t)
         inst = kernel.get_instance(tuple(types), target)
     else:
@@ -182,7 +183,8 @@ def _check_concrete(kernel, name, t, value):
         if not isinstance(value, ARRAY_KINDS):
             fail(describe_value(value) + _container_hint(t, value))
         if value._key is not t:
-            fail(type_name(value._key) + (_dtype_hint(t, value._key) or _ndim_hint(t, value)))
+            fail(type_name(value._key) + (_dtype_hint(t, value._key) or _ndim_hint(t, value)
+                                          or redefined_struct_hint(t, value._key)))
         return
     if is_scalar_type(t):
         if isinstance(value, ScalarBase):
@@ -222,7 +224,7 @@ def _check_concrete(kernel, name, t, value):
             fail(describe_value(value))
         return
     if is_struct_type(t) and type(value) is not t:
-        fail(describe_value(value))
+        fail(describe_value(value) + redefined_struct_hint(t, type(value)))
 
 
 def _is_int_type(t) -> bool:

@@ -14,6 +14,7 @@ import numpy as np
 
 from ..errors import BrickworkError
 from .composite import CompositeBase
+from .redefined_structs import redefined_struct_hint
 from .scalars import ScalarBase, bfloat16, bfloat16_bits, check_integer, is_scalar_type
 
 
@@ -53,7 +54,7 @@ def element_value(dtype, value, what: str):
         if isinstance(value, np.void) and value.dtype == dtype._numpy_dtype():  # a record of a.numpy()
             return value
         raise ElementValueError(f"{what}: an array of {_name(dtype)} takes {_name(dtype)} values, got "
-                                f"{_described(value)}")
+                                f"{_described(value)}{redefined_struct_hint(dtype, type(value))}")
     if is_scalar_type(dtype):
         return _scalar(dtype, value, what)
     if getattr(dtype._dtype, "is_int", False) and type(value) is not dtype:
