@@ -126,14 +126,19 @@ __forceinline__ float issued(float v) {
     asm volatile("" : "+f"(v));
     return v;
 }
-template <class T, int D> __device__ __noinline__ void pad_too_large(const int64_t (&dims)[D]) {
+// The sizes by value (D of them, up to 4): an array passed by reference to this out-of-line function lived in
+// local memory, which every team then stored its sizes into at its start (ptxas: a stack frame, STL per thread).
+template <class T, int D> __device__ __noinline__ void pad_too_large(int64_t n0, int64_t n1, int64_t n2, int64_t n3) {
+    static_assert(D >= 1 && D <= 4, "a pad has 1 to 4 sizes");
     if (threadIdx.x == 0) {
+        const int64_t dims[4] = {n0, n1, n2, n3};
         printf("brickwork: a team's scratch pad of sizes (");
         for (int d = 0; d < D; ++d) printf(d ? ", %lld" : "%lld", (long long)dims[d]);
         printf(") of %d-byte elements needs more than 2**61 bytes\n", (int)sizeof(T));
     }
     __trap();
 }
+template <int D> __forceinline__ int64_t size_or_zero(const int64_t (&dims)[D], int d) { return d < D ? dims[d] : 0; }
 template <class T, int D> __forceinline__ int64_t pad_bytes(const int64_t (&dims)[D]) {
     int64_t bytes = (int64_t)sizeof(T);
     bool over = false;
@@ -142,7 +147,8 @@ template <class T, int D> __forceinline__ int64_t pad_bytes(const int64_t (&dims
         over |= __umul64hi((uint64_t)bytes, n) != 0 || (int64_t)product < 0;  // past int64 (no division)
         bytes = (int64_t)product;
     }
-    if (over || bytes > ((int64_t)1 << 61)) pad_too_large<T>(dims);
+    if (over || bytes > ((int64_t)1 << 61))
+        pad_too_large<T, D>(dims[0], size_or_zero(dims, 1), size_or_zero(dims, 2), size_or_zero(dims, 3));
     return bytes;
 }
 template <class T, int D, class... N> __forceinline__ array_t<T, D> team_alloc(team& m, N... n) {
