@@ -95,3 +95,18 @@ def _addresses_repeat(shape: tuple, strides: tuple) -> bool:
     for n, s in zip(shape, strides):
         offsets = np.add.outer(offsets, np.arange(n, dtype=np.int64) * s)
     return np.unique(offsets).size < offsets.size
+
+
+def unshared(dest: np.ndarray, value):
+    """``value`` to be stored into ``dest`` with the values it holds before the store: a copy of it where the two
+    may share memory. numpy's own ``x[::2] = x[:5]`` (one dimension, strides of one direction) copies element
+    by element and reads elements it has already written ([0, 1, 1, 3, 1, 5, 3, 7, 1, 9], not [..., 2, 5, 3,
+    7, 4, 9]); a bounds test, so unrelated arrays cost no copy."""
+    if isinstance(value, np.ndarray) and value.size > 1 and np.may_share_memory(dest, value):
+        return value.copy()
+    return value
+
+
+def set_unshared(dest: np.ndarray, key, value) -> None:
+    """``dest[key] = value``, ``value`` read as it was before the store (``unshared``)."""
+    dest[key] = unshared(dest, value)

@@ -23,7 +23,7 @@ from .array_address import data_address
 from .array_arithmetic import install_arithmetic
 from .array_kinds import signed_class
 from .array_numpy_hints import install_numpy_hints
-from .array_shapes import check_array_shape, check_element_bytes, overlapping
+from .array_shapes import check_array_shape, check_element_bytes, overlapping, set_unshared, unshared
 from .array_storage import _scalar_of, _to_plain, converted_for, host_storage, refuse_unsequenced
 from .array_types import ArrayType, ReadOnly, dense_strides, element_layout, subscript_dtype_ndim, type_name
 from .bfloat16_numpy import as_values
@@ -379,13 +379,13 @@ class array:  # noqa: N801 - Warp's spelling
 
     def _assign_now(self, src) -> None:
         if not isinstance(src, array):
-            self._np[...] = src
+            self._np[...] = unshared(self._np, src)
             if getattr(self.dtype, "_bw_struct", False):  # struct records as numpy data
                 from .held_arrays import hold_records
 
                 hold_records(self, src)
             return
-        self._np[...] = src._np.reshape(self._np.shape)
+        self._np[...] = unshared(self._np, src._np.reshape(self._np.shape))
         from .held_arrays import hold_from
 
         hold_from(self, src)
@@ -415,7 +415,7 @@ class array:  # noqa: N801 - Warp's spelling
         return out
 
     def __setitem__(self, key, value):
-        run_or_record(self._np.__setitem__, key, self._item_value(key, value))
+        run_or_record(set_unshared, self._np, key, self._item_value(key, value))
 
     def _item_value(self, key, value):
         """``value`` converted for ``self[key] = value`` (checked against the selection's shape, and copied
