@@ -240,6 +240,11 @@ def __getattr__(name: str):
         warnings.warn("wp.MarchingCubes is deprecated and will be removed in a future version of Warp. "
                       "Use wp.geometry.IsoSurfaceMarchingCubes instead.", DeprecationWarning, stacklevel=2)
         return importlib.import_module(f"{__name__}.geometry.marching_cubes").IsoSurfaceMarchingCubes
+    if name in ("par_reduce", "par_for_reduce", "TaskList", "TaskCollection", "TaskRegion", "DevExecSpace"):
+        # Parthenon's names: the error says what brickwork writes instead (loads brickwork.mesh, on this path only)
+        from .mesh.parthenon_names import missing_module_attribute
+
+        raise missing_module_attribute(__name__, name, __dir__)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

@@ -40,3 +40,10 @@ __all__ = [
     "i_pencil", "ij_slab", "kji_cube", "outer_reduce", "inner_reduce", "ReductionIndexSpace",
     "Sum", "Prod", "Min", "Max", "MinLoc", "MaxLoc", "value_loc",
 ]
+
+
+def __getattr__(name: str):
+    """Only for a name this module lacks: Parthenon's (``par_reduce``) gets brickwork's."""
+    from ..mesh.parthenon_names import missing_module_attribute
+
+    raise missing_module_attribute(__name__, name, lambda: list(globals()))

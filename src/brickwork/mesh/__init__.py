@@ -15,6 +15,7 @@ Modules, one job each:
 See ``docs/mesh.md`` for the user guide.
 """
 
+from . import parthenon_names
 from .boundary import BoundaryCondition
 from .coordinates import UniformCoordinates
 from .fields import Field
@@ -64,3 +65,8 @@ __all__ = [
     "VarRef",
     "VarTag",
 ]
+
+
+def __getattr__(name: str):
+    """Only for a name this module lacks: Parthenon's (``StateDescriptor``, ``TaskList``) gets brickwork's."""
+    raise parthenon_names.missing_module_attribute(__name__, name, lambda: list(globals()))

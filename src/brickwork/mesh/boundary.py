@@ -100,7 +100,9 @@ def _keys_to_sides(key: object, ndim: int) -> tuple[IndexDomain, ...]:
     else:
         sides = ()
     if not sides:
-        raise ValueError(f"boundaries: unknown key {key!r}; use 'x1'..'x3' or a side such as 'inner_x1'")
+        athena = {f"{io}x{d}": f"{side}_x{d}" for io, side in (("i", "inner"), ("o", "outer")) for d in (1, 2, 3)}
+        hint = f" (Parthenon's and Athena++'s {key!r} is {athena[key]!r})" if key in athena else ""
+        raise ValueError(f"boundaries: unknown key {key!r}{hint}; use 'x1'..'x3' or a side such as 'inner_x1'")
     for side in sides:
         if side.direction > ndim:
             raise ValueError(

@@ -12,9 +12,10 @@ from __future__ import annotations
 import numpy as np
 
 from .indexing import X1DIR, X2DIR, X3DIR, IndexShape
+from .parthenon_names import AnswersParthenonNames
 
 
-class UniformCoordinates:
+class UniformCoordinates(AnswersParthenonNames):
     """Cell centres, face positions, widths and volumes of one block."""
 
     def __init__(self, shape: IndexShape, xmin: tuple[float, float, float], xmax: tuple[float, float, float],

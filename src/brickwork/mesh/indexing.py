@@ -21,6 +21,8 @@ import enum
 import operator
 from dataclasses import dataclass
 
+from .parthenon_names import AnswersParthenonNames
+
 X1DIR = 1
 X2DIR = 2
 X3DIR = 3
@@ -178,7 +180,7 @@ class IndexRange:
         return self.s <= value <= self.e
 
 
-class IndexShape:
+class IndexShape(AnswersParthenonNames):
     """Cell counts of a block plus ghost width, answering Parthenon's bounds queries.
 
     ``IndexShape(nx3, nx2, nx1, ng)`` (Parthenon's argument order: slowest direction first).

@@ -38,6 +38,7 @@ from .exchange import ExchangePlan
 from .fields import Field
 from .indexing import IndexDomain, IndexShape
 from .package import FieldSpec, Package, SparsePool, sparse_name
+from .parthenon_names import AnswersParthenonNames
 
 _STRATEGIES = ("auto", "lattice", "pairwise")
 
@@ -54,7 +55,7 @@ class NeighborBlock:
     wrapped: tuple[bool, bool, bool]  # True where the step crossed a periodic boundary
 
 
-class MeshBlock:
+class MeshBlock(AnswersParthenonNames):
     """One block: its place in the lattice, index shape, coordinates and neighbours."""
 
     def __init__(self, mesh: Mesh, gid: int, location: tuple[int, int, int], rank: int, lid: int | None):
@@ -143,7 +144,7 @@ def _positive_int(value: object, name: str) -> int:
     return int(value)
 
 
-class Mesh:
+class Mesh(AnswersParthenonNames):
     """A uniform, block-structured mesh in 1, 2 or 3 dimensions with its fields' storage.
 
     ``comm``: None (``MPI.COMM_WORLD`` when the program runs on several MPI ranks, else one

@@ -12,9 +12,10 @@ from collections.abc import Iterable
 import numpy as np
 
 from .indexing import TE, IndexDomain, IndexRange, TopologicalElement
+from .parthenon_names import AnswersParthenonNames
 
 
-class MeshData:
+class MeshData(AnswersParthenonNames):
     """A set of local blocks of one mesh (all of them by default)."""
 
     def __init__(self, mesh, blocks: Iterable | None = None):

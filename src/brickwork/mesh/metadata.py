@@ -18,6 +18,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable
 
+from . import parthenon_names
 from .indexing import TopologicalType
 
 
@@ -53,7 +54,8 @@ def as_flag(item: object) -> MetadataFlag:
     if isinstance(item, str):
         if item in _FLAG_NAMES:
             return MetadataFlag[item]
-        raise ValueError(f"unknown Metadata flag {item!r}; valid flags: {', '.join(_FLAG_NAMES)}")
+        raise ValueError(f"unknown Metadata flag {item!r}{parthenon_names.flag_hint(item, _FLAG_NAMES)}; "
+                         f"valid flags: {', '.join(_FLAG_NAMES)}")
     raise TypeError(f"Metadata flags must be Metadata.<Flag> values or flag names, got {item!r}")
 
 

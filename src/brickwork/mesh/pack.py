@@ -51,6 +51,7 @@ import numpy as np
 from .indexing import TopologicalElement
 from .metadata import MetadataFlag, as_flag
 from .package import FieldSpec, Package
+from .parthenon_names import AnswersParthenonNames
 from .storage import host_view
 
 
@@ -114,7 +115,7 @@ def _packages_of(source: object) -> list[Package]:
     )
 
 
-class PackDescriptor:
+class PackDescriptor(AnswersParthenonNames):
     """Which variables a pack holds, resolved against packages once.
 
     ``PackDescriptor(source, vars=None, flags=(), with_fluxes=False)``: ``source`` is a Mesh,
@@ -286,7 +287,7 @@ def _tables(cols: _Columns, lids: np.ndarray, aid: np.ndarray, fid: np.ndarray) 
     return index_table, flux_table
 
 
-class SparsePack:
+class SparsePack(AnswersParthenonNames):
     """Variables of a ``PackDescriptor`` over the blocks of a ``MeshData`` (see module docstring)."""
 
     def __init__(self, descriptor: PackDescriptor, md):

@@ -20,6 +20,7 @@ import numpy as np
 
 from .indexing import ELEMENTS_OF_TYPE, TopologicalElement, TopologicalType
 from .metadata import Metadata, MetadataFlag
+from .parthenon_names import AnswersParthenonNames
 
 _NUMERIC_KINDS = "biufc"
 
@@ -133,7 +134,7 @@ def _check_shape(name: str, shape: object) -> tuple[int, ...]:
     return tuple(int(d) for d in dims)
 
 
-class Package:
+class Package(AnswersParthenonNames):
     """A named collection of field declarations (Parthenon's ``StateDescriptor``)."""
 
     def __init__(self, name: str):
