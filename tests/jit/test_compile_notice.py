@@ -2,6 +2,7 @@
 written to stderr once per build, with the closing line, unless ``config.quiet`` or a logger above warnings."""
 
 import logging
+import re
 
 import numpy as np
 import pytest
@@ -38,6 +39,25 @@ def test_the_waiting_line_counts_the_kernels_begun_before_it(shown, capsys):
     n._announce()
     assert capsys.readouterr().err == ("brickwork: compiling a[int32] and more kernels for cuda (kept in the cache: "
                                        "later runs load them)...\n")
+
+
+def test_a_build_that_waited_for_another_process_says_so(shown, capsys):
+    """An instance another process compiled (an MPI rank; pipeline counts it by jit.cache.published_here) is not
+    this process's compile: all waited for, or some of each."""
+    n = CompileNotice("cpu")
+    n.begin("fluxes[float64]")
+    n.waited = 1
+    n.end()
+    last = capsys.readouterr().err.splitlines()[-1]
+    assert re.fullmatch(r"brickwork: waited \d+\.\d s for 1 kernel for cpu that another process compiled \(loaded "
+                        r"from the cache\)", last), last
+    n = CompileNotice("cuda")
+    n.begin("a[int32]")
+    n.count, n.waited = 2, 3
+    n.end()
+    last = capsys.readouterr().err.splitlines()[-1]
+    assert re.fullmatch(r"brickwork: compiled 2 kernels for cuda in \d+\.\d s \(3 more compiled by another process, "
+                        r"loaded from the cache\)", last), last
 
 
 def test_a_build_done_in_time_prints_nothing(monkeypatch, capsys):
