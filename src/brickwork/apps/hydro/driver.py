@@ -32,6 +32,8 @@ import os
 import time as _time
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from brickwork.io import restart
 from brickwork.io.history import History
 from brickwork.same_on_ranks import check_same
@@ -110,6 +112,16 @@ def _diffusion_note(sim: Hydro, result: RunResult) -> str:
             f"{sum(result.dt_limits.values())} cycles, by the CFL condition: {result.dt_limits['cfl']}")
 
 
+def _initial_state_error(cfg: Config, e: BadStateError) -> str:
+    """The message of a problem's initial state that fails the run's first check: the values of [problem] (or
+    the problem's own initial()) set a state that the run's dtype cannot hold, or that is not physical."""
+    dtype = cfg["hydro"]["dtype"]
+    info = np.finfo(dtype)
+    return (f"problem {cfg['problem']['name']!r} sets up a state the run cannot start from (cycle 0, t=0): {e}; "
+            f"check the [problem] values (hydro.dtype={dtype!r} holds normal numbers of magnitude "
+            f"{float(info.tiny):.3g} to {float(info.max):.3g})")
+
+
 def _kept(last_good: list[str]) -> str:
     return f"The run stops; the last good output is kept ({', '.join(last_good) if last_good else 'none was written'})."
 
@@ -183,6 +195,8 @@ def run(cfg: Config, restart_file: str | None = None, progress: bool | None = No
                 if restart_file is not None and not started:  # the file's own state: an input error, named so
                     raise restart.RestartError(f"restart file {restart_file!r} holds a state the run cannot start "
                                                f"from (cycle {sim.cycle}, t={sim.time:.6g}): {e}") from None
+                if not started:  # the problem's initial state: an input error too (problem.rho_l=1e-50 in float32)
+                    raise ConfigError(_initial_state_error(cfg, e)) from None
                 raise SimulationError(f"cycle {sim.cycle} (t={sim.time:.6g}): {e}. {_kept(last_good)}") from None
             try:
                 dt = user_timestep.limit(sim, dt)  # collective with a problem's TIMESTEP
