@@ -195,3 +195,17 @@ def test_the_unedited_hdf5_output_reads_back(tmp_path):
     out = read_output(_hdf5_output(tmp_path, lambda f: None))
     np.testing.assert_array_equal(out.cells["T"], np.full((1, 1, 12), 3.0))
     assert list(out.cells) == ["T"] and out.nodes == {}
+
+
+def test_a_collection_that_is_no_regular_file_is_refused_and_replaced(tmp_path):
+    """A .pvd that is a link to /dev/zero (or a FIFO) in a run's output directory was read for ever at the run's
+    first VTK output (vtk.read_collection read it whole: MemoryError under a 3 GiB ulimit); /dev/null stands in
+    here. The collection is written anew in its place, listing the outputs that exist."""
+    series = tmp_path / "x.pvd"
+    os.symlink("/dev/null", series)
+    with pytest.raises(ValueError, match=r"^read_output: '.*x\.pvd' is not a regular file$"):
+        vtk.read_collection(str(series))
+    vtm = _vtk_output(tmp_path)
+    vtk.update_collection(str(series), "later.vtm", 0.75, [os.path.basename(vtm)])
+    assert not series.is_symlink()
+    assert vtk.read_collection(str(series)) == [(0.5, "o.vtm"), (0.75, "later.vtm")]

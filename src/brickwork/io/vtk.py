@@ -170,6 +170,8 @@ def _output_time(vtm: str) -> float | None:
         if first is None:
             return None
         block = os.path.join(os.path.dirname(vtm), first.get("file", ""))
+        if not os.path.isfile(block):  # a FIFO would block the open
+            return None
         with open(block, "rb") as f:
             head = f.read(1 << 16)  # the XML and the field data, which come first
         image, mark = _image(block, head)
@@ -261,6 +263,8 @@ def read(path: str) -> list[Block]:
 
 
 def _xml_root(path: str, kind: str, text: bytes | None = None):
+    if text is None and os.path.exists(path) and not os.path.isfile(path):  # /dev/zero would be read for ever
+        raise ValueError(f"read_output: {path!r} is not a regular file")
     try:
         if text is None:
             with open(path, "rb") as f:
