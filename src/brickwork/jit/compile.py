@@ -161,9 +161,12 @@ def _compile_in(folder: str, source: str, s, label: str, alone: bool = True) -> 
     if problem is not None:
         # a command that exits 0 without making a library is no compiler: said here, before the cache
         # publishes the entry (and the loader fails on it with a bare OSError); the caller removes the folder
+        blame = (f"BRICKWORK_CFLAGS adds {' '.join(s.extra)!r} to its command: a flag there that stops before "
+                 f"linking (-E, -S, -c, -fsyntax-only) makes no library; unset it first to see whether it is the "
+                 f"cause, else the compiler does not work as one") if s.extra else "it does not work as a C++ compiler"
         raise CompilerUnavailableError(
-            f"cannot compile {label}: the C++ compiler {s.cxx} exited with status 0 but {problem}; it does not "
-            f"work as a C++ compiler (point BRICKWORK_CXX or CXX at g++ or clang++)")
+            f"cannot compile {label}: the C++ compiler {s.cxx} exited with status 0 but {problem}; {blame} (point "
+            f"BRICKWORK_CXX or CXX at g++ or clang++)")
     return out_path, seconds, added
 
 

@@ -10,9 +10,12 @@ import ctypes
 import re
 import threading
 
+from ... import config
+from ...config import SettingError
 from ...errors import BoundsError, SliceStepError
+from ...jit.sanitizers import runtime_problem
 from ...jit.store import symbol
-from ...jit.toolchain import identity
+from ...jit.toolchain import identity, settings
 from ..base import Target
 
 ENTRY_SYMBOL = "bw_entry"  # the exported entry point of every instance library (see unit.py)
@@ -64,6 +67,8 @@ class CpuTarget(Target):
         return jit.compile_many(jobs)
 
     def load(self, path: str, meta: dict):
+        if runtime_problem(config.extra_cflags) is not None:  # -fsanitize=address without its runtime ends the process
+            raise SettingError(runtime_problem(config.extra_cflags, settings().cxx))
         lib = ctypes.CDLL(path, mode=ctypes.RTLD_LOCAL)
         fn = getattr(lib, symbol(meta, ENTRY_SYMBOL))
         # no argtypes: the packed bytes pass as char* without a converter call; 1 = declined (see unit._entry)
