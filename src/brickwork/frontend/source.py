@@ -43,7 +43,9 @@ class FunctionSource:
                                     f"too deeply for Python's parser; split it into several statements") from None
         if transformers:
             module = _transformed(module, transformers, self.name)
-        node = module.body[0]
+        node = module.body[0] if module.body else None
+        if node is None or isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name != code.co_name:
+            raise KernelSyntaxError(_changed_file(code, "nothing" if node is None else f"'def {node.name}'"))
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             raise KernelSyntaxError(f"{self.name} is not defined with 'def'")
         self.file_lines = [ln.rstrip("\n") for ln in lines]
@@ -251,6 +253,14 @@ def file_lines(filename: str, spec) -> list:
     return linecache.getlines(filename)
 
 
+def _changed_file(code, found: str) -> str:
+    """The message for a file that no longer holds the definition its code was compiled from (``found``: what
+    stands at the code's first line): edited since it was run, or given as the file name of other text."""
+    return (f"cannot find the source of {code.co_name}: its code starts at {code.co_filename}:{code.co_firstlineno}, "
+            f"where the file now has {found}; the file changed after this code was compiled from it: run or "
+            f"reload it again")
+
+
 def _source_lines(code, spec=None) -> tuple:
     """Lines of a function's definition (decorators included), the number of the first one, their text dedented,
     and its syntax tree (None where it did not parse here: the caller's parse says why).
@@ -264,6 +274,8 @@ def _source_lines(code, spec=None) -> tuple:
         raise KernelSyntaxError(f"cannot find the source of {code.co_name} (defined in {code.co_filename}); "
                                 f"kernels must be defined in a file")
     start = code.co_firstlineno - 1
+    if start >= len(lines):
+        raise KernelSyntaxError(_changed_file(code, f"the end of its {len(lines)} lines"))
     head = lines[start]
     indent = len(head) - len(head.lstrip())
     end = start + 1
