@@ -209,3 +209,18 @@ def test_a_collection_that_is_no_regular_file_is_refused_and_replaced(tmp_path):
     vtk.update_collection(str(series), "later.vtm", 0.75, [os.path.basename(vtm)])
     assert not series.is_symlink()
     assert vtk.read_collection(str(series)) == [(0.5, "o.vtm"), (0.75, "later.vtm")]
+
+
+@pytest.mark.parametrize("names", [5, b"rho", [1], ["rho", None], {"rho": 1}])
+def test_names_that_are_no_names_are_a_type_error(tmp_path, names):
+    """names=5 was "'int' object is not iterable", names=b'rho' "has no variable 114, 104, 111" (its bytes)."""
+    vtm = _vtk_output(tmp_path)
+    with pytest.raises(TypeError) as e:
+        read_output(vtm, names=names)
+    assert str(e.value) == f"read_output: names must be a variable's name or a list of names (str), got {names!r}"
+
+
+def test_names_given_as_a_tuple_or_generator_read_those_variables(tmp_path):
+    vtm = _vtk_output(tmp_path)
+    assert list(read_output(vtm, names=("rho",)).cells) == ["rho"]
+    assert list(read_output(vtm, names=(n for n in ["p"])).cells) == ["p"]

@@ -46,7 +46,7 @@ def read_output(path: str, names=None) -> Output:
     one, ``ValueError`` for a file that is not an output of brickwork's (``mesh.write_output``, the hydro
     application's) and for a time series (``.pvd``) of them."""
     path = os.fspath(path)
-    wanted = [names] if isinstance(names, str) else None if names is None else list(names)
+    wanted = [names] if isinstance(names, str) else None if names is None else _names(names)
     stem = path[:-5] if path.endswith(".xdmf") else path[:-3] if path.endswith(".h5") else path
     h5_path = stem + ".h5"
     if path.endswith(".pvd"):  # it said "no output file 'NAME.pvd.h5'"
@@ -120,6 +120,17 @@ def _variables(f, path: str, group: str) -> dict:
                              f"output is a dataset of integers or floating-point numbers")
         found[name] = dataset
     return found
+
+
+def _names(names) -> list:
+    """``names`` (not a str, not None) as a list of variable names; a TypeError naming it for anything else."""
+    try:
+        listed = list(names) if not isinstance(names, (bytes, dict)) else None
+    except TypeError:
+        listed = None
+    if listed is None or not all(isinstance(n, str) for n in listed):
+        raise TypeError(f"read_output: names must be a variable's name or a list of names (str), got {names!r}")
+    return listed
 
 
 def _check_wanted(path: str, wanted: list | None, there: list) -> None:
