@@ -102,6 +102,16 @@ def test_parthenons_metadata_flags_say_why_they_are_not_needed():
     assert list(package.fields) == []
 
 
+def test_an_index_domain_in_another_case_names_the_member():
+    with pytest.raises(AttributeError, match=r"^type object 'IndexDomain' has no attribute 'Interior' \(Parthenon's "
+                                             r"'IndexDomain::interior' is IndexDomain.interior here\)$"):
+        getattr(IndexDomain, "Interior")  # noqa: B009
+    with pytest.raises(AttributeError, match=r"^type object 'IndexDomain' has no attribute 'middle'$"):
+        getattr(IndexDomain, "middle")  # noqa: B009
+    assert IndexDomain.interior == IndexDomain["interior"] == IndexDomain(1) and len(IndexDomain) == 8
+    assert IndexDomain.outer(2) is IndexDomain.outer_x2 and IndexDomain.inner_x1.is_inner
+
+
 def test_athenas_boundary_keys_name_the_side():
     with pytest.raises(ValueError, match=r"unknown key 'ox2' \(Parthenon's and Athena\+\+'s 'ox2' is 'outer_x2'\)"):
         Mesh((8, 8), (4, 4), boundaries={"ox2": "outflow"})

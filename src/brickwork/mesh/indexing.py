@@ -21,7 +21,7 @@ import enum
 import operator
 from dataclasses import dataclass
 
-from .parthenon_names import AnswersParthenonNames
+from .parthenon_names import AnswersParthenonNames, EnumAnsweringParthenonNames
 
 X1DIR = 1
 X2DIR = 2
@@ -103,7 +103,7 @@ ELEMENTS_OF_TYPE = {
 }
 
 
-class IndexDomain(enum.IntEnum):
+class IndexDomain(enum.IntEnum, metaclass=EnumAnsweringParthenonNames):
     """A region of a block: everything, the interior, or one ghost slab."""
 
     entire = 0

@@ -9,6 +9,8 @@ as the classes grow; the names that differ otherwise, or that brickwork does wit
 
 from __future__ import annotations
 
+import enum
+
 _GUIDE = "docs/coming_from_parthenon.md"
 _REDUCE = ("a reduction is la.outer_reduce(space.with_reducer(la.Sum(wp.float64)), body), the body folding "
            "la.inner_reduce(rng, lambda k, j, i: value); it is collective over MPI ranks, with no MPI_Allreduce "
@@ -120,3 +122,19 @@ class AnswersParthenonNames:
 
     def __getattr__(self, name: str):
         raise missing_attribute(self, name)
+
+
+class EnumAnsweringParthenonNames(enum.EnumMeta):
+    """The metaclass of the mesh's enums: a member the enum lacks names the one of the same letters
+    (``IndexDomain.Interior``, Parthenon's ``IndexDomain::interior`` capitalised: ``IndexDomain.interior``),
+    where the enum's own error says only ``AttributeError: Interior``."""
+
+    def __getattr__(cls, name: str):
+        members = cls.__dict__.get("_member_map_", {})
+        if name in members:  # the base metaclass's lookup (Python 3.11 finds members here)
+            return members[name]
+        message = f"type object {cls.__name__!r} has no attribute {name!r}"
+        same = [m for m in members if _folded(m) == _folded(name)] if not name.startswith("_") else []
+        if same:
+            message += f" (Parthenon's '{cls.__name__}::{same[0]}' is {cls.__name__}.{same[0]} here)"
+        raise AttributeError(message, name=name, obj=cls)
