@@ -1,18 +1,13 @@
 """On a GPU one fused hydro stage kernel serves every SSP-RK stage, told at launch whether it is the first (which
 also saves U0 = U): NVRTC compiles one unit, not two near-identical ones. Checked on the stand-in driver (NVRTC
 compiles for sm_90, launches are recorded); the emulation target's fused run against the CPU's is
-tests/apps/test_hydro_emulation.py::test_fused_stage_on_the_gpu_mapping. The CPU runs one kernel for every stage too
-(there every stage's update selects U0, U in the first stage, and blends: kernels.py)."""
+tests/apps/test_hydro_emulation.py::test_fused_stage_on_the_gpu_mapping. The CPU keeps a variant per stage."""
 
-import importlib
 import os
 import sys
 
-from brickwork import la
 from brickwork.apps import hydro
 from brickwork.targets.cuda.loader import CudaEntry
-
-la_outer = importlib.import_module("brickwork.la.outer")  # la.outer is also the function's name
 
 KH = {"problem": {"name": "kelvin_helmholtz"}, "mesh": {"nx": [32, 32], "block_nx": [16, 16]}, "time": {"nlim": 5}}
 
@@ -26,7 +21,7 @@ def test_one_fused_stage_kernel_serves_every_stage(make_config, monkeypatch):
 
     def noting(self, *args, **kwargs):
         if self.label.startswith("stage["):
-            body = sim.kernels._stage_body
+            body = sim.kernels._stage_bodies[0]
             flag = body.__closure__[body.__code__.co_freevars.index("stage_first")].cell_contents
             launched.append((self, int(flag[0])))
         return original(self, *args, **kwargs)
@@ -42,21 +37,7 @@ def test_one_fused_stage_kernel_serves_every_stage(make_config, monkeypatch):
     assert len({id(entry.cubin) for entry, _ in launched}) == 1  # one unit for both
 
 
-def test_the_cpu_runs_every_stage_with_one_kernel_too(make_config, monkeypatch):
-    """On the CPU too (g++ compiled two near-identical units): the flag at each stage launch, one instance."""
-    seen = []  # the flag the body captures at each stage launch
-    original = la.outer
-
-    def noting(space, body):
-        if body is sim.kernels._stage_body:
-            seen.append(int(body.__closure__[body.__code__.co_freevars.index("stage_first")].cell_contents[0]))
-        return original(space, body)
-
-    monkeypatch.setattr(la, "outer", noting)
-    sim = hydro.Hydro(make_config(KH, ["hydro.stage=fused"]))
-    sim.set_initial()
-    sim.step(sim.check())
-    sim.step(sim.check())
-    assert seen == [1, 0, 1, 0]
-    kernel = la_outer._prepared(sim.kernels.blocks, sim.kernels._stage_body, "outer", False)[0]
-    assert len(kernel.instances) == 1
+def test_the_cpu_keeps_a_fused_stage_variant_per_stage(make_config):
+    sim = hydro.Hydro(make_config(KH, ["hydro.stage=fused"]))  # built, not compiled: no launch
+    first, later = sim.kernels._stage_bodies
+    assert first is not later and sim.kernels.tell_first is None

@@ -100,7 +100,6 @@ class HydroKernels:
         # (6 % of an H200's warps, 3 ms a flux pass): there (and on the emulation target, which runs the
         # GPU mapping) a slice is one row of cells.
         on_gpu = mesh.device.is_cuda or config.target == "cuda-emulation"
-        self._on_gpu = on_gpu
         slab, cube = (la.i_pencil, la.i_pencil) if on_gpu else (la.ij_slab, la.kji_cube)
         self.cells = la.IndexSpace(lt, la.logical_flat, ninner=slab, domain=IndexDomain.interior, md=md,
                                    nblocks=nb)
@@ -139,12 +138,16 @@ class HydroKernels:
         self.blocks = la.IndexSpace(lt, la.logical_flat, ninner=la.kji_cube, domain=IndexDomain.interior, md=md,
                                     nblocks=nb)
         width = STENCIL_HALF_WIDTH[reconstruction] + 1
-        # One fused stage serves every stage, told at launch whether it is the first (which also saves U0 = U): its
-        # two variants were near-identical units, both compiled at a run's first step (NVRTC: 110-150k characters of
-        # CUDA each; g++ -O3: 2.2-2.8 s each)
-        #: ``tell_first(first)`` before each stage launch (set by ``_make_stage``)
+        # On a GPU one fused stage serves every stage, told at launch whether it is the first (which also saves
+        # U0 = U; a uniform branch): its two variants were near-identical units of 110-150k characters of CUDA,
+        # both compiled by NVRTC at a run's first step. The CPU keeps a variant per stage (g++'s vector loops).
+        #: on a GPU, ``tell_first(first)`` before each stage launch (``_make_stage``); None on the CPU
         self.tell_first = None
-        self._stage_body = self._make_stage(recon, wide, solver, width, char)
+        if on_gpu:
+            self._stage_bodies = (self._make_stage(None, recon, wide, solver, width, char),) * 2
+        else:
+            self._stage_bodies = tuple(self._make_stage(first, recon, wide, solver, width, char)
+                                       for first in (True, False))
 
     # -- the loop bodies -----------------------------------------------------------------------------
     def _make_primitives(self):
@@ -233,15 +236,17 @@ class HydroKernels:
 
         return fluxes
 
-    def _make_stage(self, recon, wide, solver, width, char):
+    def _make_stage(self, first, recon, wide, solver, width, char):
         """One whole SSP-RK stage of a block: primitives, the fluxes of every direction and the
         update, each in per-point scratch, so a stage reads U (and U0) and writes U once."""
         T, cons, cons0, coef = self.T, self.cons_pack, self.cons0_pack, self.coef
         space = self.blocks
         D1, D2, D3 = (int(space.get_delta(d)) for d in (1, 2, 3))
         NDIM = self.ndim
+        FIRST = first  # None: the launch tells (stage_first, on a GPU)
+        SWITCH = first is None
         flags = (wp.types.vector(1, wp.int32)(1), wp.types.vector(1, wp.int32)(0))  # the first stage, a later one
-        stage_first = flags[1]
+        stage_first = flags[1] if SWITCH else None  # the CPU's bodies capture nothing more
 
         def tell_first(value: bool) -> None:
             # the body's captured value, read at each launch: rebinding it costs a cell write, where setting a
@@ -249,14 +254,8 @@ class HydroKernels:
             nonlocal stage_first
             stage_first = flags[0 if value else 1]
 
-        self.tell_first = tell_first
-        # Where the first stage saves U0 = U. On a GPU in the primitives loop under the flag (a uniform branch), and
-        # its update takes U - dt div F under it. On the CPU g++ keeps such branches inside its vector loops (not
-        # unswitched: a step took 7-10 % longer, KH 256^2 on one thread, than with a compile-time variant per stage),
-        # so there the update selects U0 (U in the first stage), writes it back and blends a U0 + b (U - dt div F):
-        # the first's a = 0, b = 1 give U - dt div F bit for bit. (A save loop of its own under the flag ran as fast
-        # but took g++ 1.5x a variant's time to compile; this takes 1.1-1.15x.)
-        ON_GPU = self._on_gpu
+        if SWITCH:
+            self.tell_first = tell_first
         NS, NV = self.nscalars, 5 + self.nscalars  # passive scalars, and the primitives with them
         CHAR = char is not None
         # PLM's functions ignore the outer pair of the five-cell stencil: pass the inner pair twice
@@ -283,8 +282,9 @@ class HydroKernels:
                 r2 = u[momentum(1), idx]
                 r3 = u[momentum(2), idx]
                 r4 = u[energy(), idx]
-                if (stage_first[0] != 0) if ON_GPU else False:  # U0 = U here on a GPU, not in the update: this
-                    # loop's stores overlap its reads from memory
+                # FIRST a constant (the CPU): only its branch compiles; SWITCH (a GPU): a uniform branch at run time
+                if (stage_first[0] != 0) if SWITCH else FIRST:  # U0 = U here, not in the update: this loop's
+                    # stores overlap its reads from memory
                     u0[density0(), idx] = r0
                     u0[momentum0(0), idx] = r1
                     u0[momentum0(1), idx] = r2
@@ -295,7 +295,7 @@ class HydroKernels:
                     for sn in range(NS):
                         n = wp.static(sn)  # unrolled, as the reconstruction (below) and every scalar loop
                         rs = u[scalars(n), idx]
-                        if (stage_first[0] != 0) if ON_GPU else False:
+                        if (stage_first[0] != 0) if SWITCH else FIRST:
                             u0[scalars0(n), idx] = rs
                         w[5 + n, idx] = rs / r0  # as cons_to_prim
             rng.team_barrier()
@@ -411,7 +411,6 @@ class HydroKernels:
                             c = wp.static(sc)  # unrolled, as the reconstruction's
                             f3[c, idx] = f3[0, idx] * wp.where(f3[0, idx] >= T(0.0), up3[c, m], lo3[c, idx])
             rng.team_barrier()
-            fst = (stage_first[0] != 0) if not ON_GPU else False  # the CPU's select (above)
             for idx in la.inner(rng):
                 r = u[density(), idx]
                 m0 = u[momentum(0), idx]
@@ -435,34 +434,18 @@ class HydroKernels:
                     d2 = d2 + c3 * (f3[2, idx + D3] - f3[2, idx])
                     d3 = d3 + c3 * (f3[3, idx + D3] - f3[3, idx])
                     d4 = d4 + c3 * (f3[4, idx + D3] - f3[4, idx])
-                if (stage_first[0] != 0) if ON_GPU else False:
+                if (stage_first[0] != 0) if SWITCH else FIRST:
                     u[density(), idx] = r - d0
                     u[momentum(0), idx] = m0 - d1
                     u[momentum(1), idx] = m1 - d2
                     u[momentum(2), idx] = m2 - d3
                     u[energy(), idx] = e - d4
-                elif ON_GPU:
+                else:
                     u[density(), idx] = a * u0[density0(), idx] + wgt * (r - d0)
                     u[momentum(0), idx] = a * u0[momentum0(0), idx] + wgt * (m0 - d1)
                     u[momentum(1), idx] = a * u0[momentum0(1), idx] + wgt * (m1 - d2)
                     u[momentum(2), idx] = a * u0[momentum0(2), idx] + wgt * (m2 - d3)
                     u[energy(), idx] = a * u0[energy0(), idx] + wgt * (e - d4)
-                else:
-                    q0 = wp.where(fst, r, u0[density0(), idx])
-                    q1 = wp.where(fst, m0, u0[momentum0(0), idx])
-                    q2 = wp.where(fst, m1, u0[momentum0(1), idx])
-                    q3 = wp.where(fst, m2, u0[momentum0(2), idx])
-                    q4 = wp.where(fst, e, u0[energy0(), idx])
-                    u0[density0(), idx] = q0
-                    u0[momentum0(0), idx] = q1
-                    u0[momentum0(1), idx] = q2
-                    u0[momentum0(2), idx] = q3
-                    u0[energy0(), idx] = q4
-                    u[density(), idx] = a * q0 + wgt * (r - d0)
-                    u[momentum(0), idx] = a * q1 + wgt * (m0 - d1)
-                    u[momentum(1), idx] = a * q2 + wgt * (m1 - d2)
-                    u[momentum(2), idx] = a * q3 + wgt * (m2 - d3)
-                    u[energy(), idx] = a * q4 + wgt * (e - d4)
                 if NS > 0:
                     for sn in range(NS):
                         n = wp.static(sn)  # unrolled, as the reconstruction's
@@ -472,14 +455,10 @@ class HydroKernels:
                             ds = ds + c2 * (f2[5 + n, idx + D2] - f2[5 + n, idx])
                         if NDIM >= 3:
                             ds = ds + c3 * (f3[5 + n, idx + D3] - f3[5 + n, idx])
-                        if (stage_first[0] != 0) if ON_GPU else False:
+                        if (stage_first[0] != 0) if SWITCH else FIRST:
                             u[scalars(n), idx] = s - ds
-                        elif ON_GPU:
-                            u[scalars(n), idx] = a * u0[scalars0(n), idx] + wgt * (s - ds)
                         else:
-                            qs = wp.where(fst, s, u0[scalars0(n), idx])
-                            u0[scalars0(n), idx] = qs
-                            u[scalars(n), idx] = a * qs + wgt * (s - ds)
+                            u[scalars(n), idx] = a * u0[scalars0(n), idx] + wgt * (s - ds)
 
         return stage
 
@@ -565,22 +544,22 @@ class HydroKernels:
         la.outer(self.cells, self._update_bodies[0 if first else 1])
 
     def _set_coef(self, a: float, b: float, dt: float) -> None:
-        # changed in place (the bodies read it at each launch), in one assignment: a component's costs a few us. A
-        # tape copies it at each recorded launch (runtime/tape.py), so each stage's backward kernel gets its own a, b
+        # changed in place (the bodies read it at each launch), in one assignment: a component's costs a few us
         self.coef[0:5] = [a, b, *(dt / self.dx[d] if d < self.ndim else 0.0 for d in range(3))]
 
     def stage(self, a: float, b: float, dt: float, first: bool = False) -> None:
         """One whole SSP-RK stage block by block (``primitives``, ``fluxes`` and ``update`` in one
-        pass over each block, the intermediates in scratch); needs filled ghosts. The first stage
-        (``first=True``, a = 0, b = 1) also saves ``U0 = U``."""
+        pass over each block, the intermediates in scratch); needs filled ghosts."""
         self._set_coef(a, b, dt)
-        self.tell_first(first)
-        la.outer(self.blocks, self._stage_body)
+        if self.tell_first is not None:
+            self.tell_first(first)
+        la.outer(self.blocks, self._stage_bodies[0 if first else 1])
 
     def expect_fused(self) -> None:
-        """Build the fused stage's kernel and the time step's with the first kernel of the run that compiles, side
+        """Build the fused stages' kernels and the time step's with the first kernel of the run that compiles, side
         by side on the cores, rather than each at its first call, one after another."""
-        expect(self.blocks, self._stage_body)
+        for body in self._stage_bodies:
+            expect(self.blocks, body)
         expect_reduce(self.dt_space, self._rate_body)
 
     def min_dt(self) -> float:
