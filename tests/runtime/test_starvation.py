@@ -193,8 +193,13 @@ def test_thread_times_are_every_thread_of_the_process():
     times = starvation.ThreadTimes()
     me = str(threading.get_native_id())
     before = times()
-    sum(range(300_000))  # some work on a core
-    after = times()
+    # work on a core until the counter moves: it advances in the kernel's accounting steps, which a fixed bit of
+    # work could fall within on a fast core (the clean-clone CI of c70c034d read the same value twice)
+    for _ in range(200):
+        sum(range(300_000))
+        after = times()
+        if after[me][0] > before[me][0]:
+            break
     assert after[me][0] > before[me][0] and after[me][1] >= before[me][1]
     seen, go = [], threading.Event()
     worker = threading.Thread(target=lambda: (seen.append(times()), go.wait(60)))
